@@ -1,0 +1,113 @@
+package hookio
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairn-hooks/cairn/pkg/project"
+)
+
+func TestReadPayloadOneObjectWithoutEOF(t *testing.T) {
+	r, w := io.Pipe()
+	go w.Write([]byte(`{"session_id":"s"} trailing garbage never read`)) // never closed
+	raw, err := ReadPayload(r, time.Second)
+	if err != nil || string(raw) != `{"session_id":"s"}` {
+		t.Fatalf("%q %v", raw, err)
+	}
+}
+
+func TestReadPayloadDeadline(t *testing.T) {
+	r, _ := io.Pipe() // nothing ever arrives
+	if _, err := ReadPayload(r, 50*time.Millisecond); !errors.Is(err, ErrNoInput) {
+		t.Fatal(err)
+	}
+}
+
+func TestReadPayloadBad(t *testing.T) {
+	for _, in := range []string{"", "   ", "[1]", `"str"`, "{", "garbage", `{"a":`} {
+		if _, err := ReadPayload(strings.NewReader(in), time.Second); err == nil {
+			t.Errorf("%q accepted", in)
+		}
+	}
+	big := `{"p":"` + strings.Repeat("x", MaxPayload) + `"}`
+	if _, err := ReadPayload(strings.NewReader(big), time.Second); err == nil {
+		t.Error("oversized payload accepted")
+	}
+}
+
+func TestParse(t *testing.T) {
+	pc := ParsePreCompact([]byte(`{"session_id":"s","hook_event_name":"PreCompact","cwd":"/x","trigger":"manual","custom_instructions":null,"extra":{"a":1}}`))
+	if pc.SessionID != "s" || pc.Trigger != "manual" || pc.CustomInstructions != nil {
+		t.Fatalf("%+v", pc)
+	}
+	pc = ParsePreCompact([]byte(`{"custom_instructions":"keep tests"}`))
+	if pc.CustomInstructions == nil || *pc.CustomInstructions != "keep tests" {
+		t.Fatalf("%+v", pc)
+	}
+	if se := ParseSessionEnd([]byte(`{"reason":"bypass_permissions_disabled"}`)); se.Reason != "other" {
+		t.Fatal(se.Reason)
+	}
+	if ss := ParseSessionStart([]byte(`{"source":"compact","model":5}`)); ss.Source != "compact" || ss.Model != "" {
+		t.Fatalf("%+v", ss)
+	}
+	if up := ParseUserPromptSubmit([]byte(`{"prompt":"hi"}`)); up.Prompt != "hi" {
+		t.Fatal(up.Prompt)
+	}
+}
+
+func TestWriteContext(t *testing.T) {
+	var b bytes.Buffer
+	WriteContext(&b, "PreCompact", "x")
+	WriteContext(&b, "SessionEnd", "x")
+	WriteContext(&b, "UserPromptSubmit", "")
+	if b.Len() != 0 {
+		t.Fatalf("wrote %q", b.String())
+	}
+	WriteContext(&b, "UserPromptSubmit", "a \"b\"\n<c>")
+	want := `{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"a \"b\"\n\u003cc\u003e"}}` + "\n"
+	if b.String() != want {
+		t.Fatalf("%s", b.String())
+	}
+}
+
+// Main fails open: an error or a panic gives exit 0, empty stdout and one stderr line.
+func TestMainFailsOpen(t *testing.T) {
+	dir := t.TempDir()
+	payload := `{"session_id":"s","hook_event_name":"SessionStart","cwd":"` + dir + `"}`
+	for name, run := range map[string]func(context.Context, *Invocation) error{
+		"error": func(_ context.Context, inv *Invocation) error { inv.Out.WriteString("half"); return errors.New("boom") },
+		"panic": func(_ context.Context, inv *Invocation) error { inv.Out.WriteString("half"); panic("bad") },
+	} {
+		var out, errb bytes.Buffer
+		h := Hook{Name: "h", Event: "SessionStart", Run: run}
+		code := Main(context.Background(), h, nil, strings.NewReader(payload), &out, &errb, project.Env{}, time.Now)
+		if code != 0 || out.Len() != 0 || strings.Count(errb.String(), "\n") != 1 || !strings.HasPrefix(errb.String(), "h: error: ") {
+			t.Errorf("%s: code %d stdout %q stderr %q", name, code, out.String(), errb.String())
+		}
+	}
+	if _, err := os.Stat(dir + "/.claude/state/" + LogName); err != nil {
+		t.Errorf("no log: %v", err)
+	}
+}
+
+func FuzzReadPayload(f *testing.F) {
+	f.Add([]byte(`{"session_id":"s","cwd":"/x","custom_instructions":null}`))
+	f.Add([]byte(`{"a":[[[[[[[[]]]]]]]]}`))
+	f.Add([]byte("\xff\xfe{"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		raw, err := ReadPayload(bytes.NewReader(data), time.Second)
+		if err != nil {
+			return
+		}
+		ParsePreCompact(raw)
+		ParseSessionStart(raw)
+		ParseSessionEnd(raw)
+		ParseUserPromptSubmit(raw)
+	})
+}

@@ -1,0 +1,156 @@
+// Package hookio is Claude Code's hook contract for cairn's binaries: it decodes exactly one JSON
+// payload from stdin under a deadline, types the four events' inputs, writes output the way each
+// event accepts it, and runs a hook so that it always fails open.
+package hookio
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+// StdinDeadline is how long a hook waits for its payload. Claude Code sometimes never closes
+// stdin (reference §6 #5), so the hook reads one object, never to EOF, and gives up after this.
+const StdinDeadline = 2 * time.Second
+
+// MaxPayload bounds what a hook reads from stdin: a pasted prompt larger than this is refused
+// rather than held in memory (peak memory budget is 16 MiB, SPEC §8).
+const MaxPayload = 4 << 20
+
+// ErrNoInput means nothing arrived on stdin before the deadline (or stdin was empty).
+var ErrNoInput = errors.New("no input on stdin")
+
+// ReadPayload decodes exactly one JSON object from r and returns its bytes. It returns after the
+// object's closing brace without waiting for EOF; if nothing complete arrives within deadline it
+// returns ErrNoInput. A non-object, garbage, or a payload over MaxPayload is an error.
+func ReadPayload(r io.Reader, deadline time.Duration) ([]byte, error) {
+	type result struct {
+		raw json.RawMessage
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		dec := json.NewDecoder(io.LimitReader(r, MaxPayload))
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
+		ch <- result{raw, err}
+	}()
+	timer := time.NewTimer(deadline)
+	defer timer.Stop()
+	select {
+	case res := <-ch:
+		if errors.Is(res.err, io.EOF) {
+			return nil, ErrNoInput
+		}
+		if errors.Is(res.err, io.ErrUnexpectedEOF) {
+			return nil, errors.New("stdin: truncated JSON payload")
+		}
+		if res.err != nil {
+			return nil, fmt.Errorf("stdin: %v", res.err)
+		}
+		if t := bytes.TrimLeft(res.raw, " \t\r\n"); len(t) == 0 || t[0] != '{' {
+			return nil, errors.New("stdin: payload is not a JSON object")
+		}
+		return res.raw, nil
+	case <-timer.C:
+		// The reading goroutine stays blocked on stdin; the process exits soon after.
+		return nil, ErrNoInput
+	}
+}
+
+// Common holds the fields Claude Code sends with every event. Only SessionID, HookEventName and
+// Cwd are expected; everything else may be missing.
+type Common struct {
+	SessionID      string
+	HookEventName  string
+	Cwd            string
+	TranscriptPath string
+	PermissionMode string
+	Raw            []byte // the payload as received
+}
+
+// SessionStart is the SessionStart payload. Source is startup|resume|clear|compact|fork.
+type SessionStart struct {
+	Common
+	Source string
+	Model  string
+}
+
+// PreCompact is the PreCompact payload. Trigger is manual|auto; CustomInstructions is nil when
+// the field is null or missing.
+type PreCompact struct {
+	Common
+	Trigger            string
+	CustomInstructions *string
+}
+
+// SessionEnd is the SessionEnd payload. An unknown Reason is reported as "other".
+type SessionEnd struct {
+	Common
+	Reason string
+}
+
+// UserPromptSubmit is the UserPromptSubmit payload.
+type UserPromptSubmit struct {
+	Common
+	Prompt string
+}
+
+// ParseCommon reads the common fields. Unknown fields are ignored; a field of the wrong type
+// reads as empty.
+func ParseCommon(raw []byte) Common {
+	r := gjson.GetManyBytes(raw, "session_id", "hook_event_name", "cwd", "transcript_path", "permission_mode")
+	return Common{
+		SessionID:      str(r[0]),
+		HookEventName:  str(r[1]),
+		Cwd:            str(r[2]),
+		TranscriptPath: str(r[3]),
+		PermissionMode: str(r[4]),
+		Raw:            raw,
+	}
+}
+
+func str(r gjson.Result) string {
+	if r.Type != gjson.String {
+		return ""
+	}
+	return r.Str
+}
+
+// ParseSessionStart types a SessionStart payload.
+func ParseSessionStart(raw []byte) SessionStart {
+	r := gjson.GetManyBytes(raw, "source", "model")
+	return SessionStart{Common: ParseCommon(raw), Source: str(r[0]), Model: str(r[1])}
+}
+
+// ParsePreCompact types a PreCompact payload.
+func ParsePreCompact(raw []byte) PreCompact {
+	r := gjson.GetManyBytes(raw, "trigger", "custom_instructions")
+	p := PreCompact{Common: ParseCommon(raw), Trigger: str(r[0])}
+	if r[1].Type == gjson.String {
+		s := r[1].Str
+		p.CustomInstructions = &s
+	}
+	return p
+}
+
+// ParseSessionEnd types a SessionEnd payload.
+func ParseSessionEnd(raw []byte) SessionEnd {
+	p := SessionEnd{Common: ParseCommon(raw), Reason: str(gjson.GetBytes(raw, "reason"))}
+	switch p.Reason {
+	case "clear", "resume", "logout", "prompt_input_exit", "other":
+	default:
+		p.Reason = "other"
+	}
+	return p
+}
+
+// ParseUserPromptSubmit types a UserPromptSubmit payload.
+func ParseUserPromptSubmit(raw []byte) UserPromptSubmit {
+	return UserPromptSubmit{Common: ParseCommon(raw), Prompt: str(gjson.GetBytes(raw, "prompt"))}
+}

@@ -1,0 +1,41 @@
+package hookio
+
+import (
+	"encoding/json"
+	"io"
+)
+
+// MaxContext is the most cairn injects in one hook output. Claude Code moves anything over
+// 10,000 characters to a file and hands Claude a preview (reference §2.1); cairn stays under it
+// with a margin and announces its own cuts instead.
+const MaxContext = 9500
+
+// WriteContext writes text as additional context for SessionStart or UserPromptSubmit, as
+// hookSpecificOutput.additionalContext: the one form both events accept as context, immune to
+// a stray byte turning it into different plain text. Empty text writes nothing at all.
+// Other events cannot add context (PreCompact's stdout would become compaction instructions,
+// SessionEnd's is discarded), so for them this writes nothing.
+func WriteContext(w io.Writer, event, text string) error {
+	if text == "" {
+		return nil
+	}
+	switch event {
+	case "SessionStart", "UserPromptSubmit":
+	default:
+		return nil
+	}
+	out := struct {
+		HookSpecificOutput struct {
+			HookEventName     string `json:"hookEventName"`
+			AdditionalContext string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+	}{}
+	out.HookSpecificOutput.HookEventName = event
+	out.HookSpecificOutput.AdditionalContext = text
+	b, err := json.Marshal(out)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}

@@ -1,0 +1,218 @@
+// Package runstate reads and writes a run's flat state.json (seed 001's run state contract) and
+// finds the active run named by .agents/runs/active.
+//
+// The contract: state.json holds flat top-level string keys only, one key per line, because the
+// seed's hooks read it with grep and sed. The writer refuses anything else; the reader skips a
+// nested value with a warning naming the key, so one bad key never hides the rest.
+package runstate
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/cairn-hooks/cairn/pkg/project"
+	"github.com/tidwall/gjson"
+)
+
+// Keys are the contract's keys, in the order the writer puts them.
+var Keys = []string{
+	"run_id", "issue", "phase", "branch", "worktree", "pr",
+	"gate_spec", "gate_quality", "gate_architecture", "gate_security",
+	"plan_open", "updated_at",
+}
+
+// State is a parsed state.json: its string values, and the key order as found.
+type State struct {
+	order  []string
+	values map[string]string
+}
+
+// Get returns the value of key, or "".
+func (s *State) Get(key string) string { return s.values[key] }
+
+// Has reports whether key is present.
+func (s *State) Has(key string) bool { _, ok := s.values[key]; return ok }
+
+// Keys returns the keys in file order.
+func (s *State) Keys() []string { return append([]string(nil), s.order...) }
+
+// Set sets key to value, appending a new key at the end.
+func (s *State) Set(key, value string) {
+	if s.values == nil {
+		s.values = map[string]string{}
+	}
+	if _, ok := s.values[key]; !ok {
+		s.order = append(s.order, key)
+	}
+	s.values[key] = value
+}
+
+// ErrUnreadable means state.json is not a JSON object at all.
+var ErrUnreadable = errors.New("state.json is not a JSON object")
+
+// Parse reads state.json tolerantly. Nested values are skipped and non-string scalars kept as
+// their text; each yields a warning naming the key. Unreadable JSON returns ErrUnreadable.
+func Parse(data []byte) (State, []string, error) {
+	var s State
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	if !gjson.ValidBytes(data) || !gjson.ParseBytes(data).IsObject() {
+		return s, nil, ErrUnreadable
+	}
+	var warnings []string
+	gjson.ParseBytes(data).ForEach(func(k, v gjson.Result) bool {
+		key := k.String()
+		switch {
+		case v.IsObject() || v.IsArray():
+			warnings = append(warnings, fmt.Sprintf("state.json: key %q is nested, skipped (state.json must be flat)", key))
+			return true
+		case v.Type == gjson.String:
+			s.Set(key, v.Str)
+		case v.Type == gjson.Null:
+			s.Set(key, "")
+		default:
+			warnings = append(warnings, fmt.Sprintf("state.json: key %q is not a string, read as %q", key, v.Raw))
+			s.Set(key, v.Raw)
+		}
+		return true
+	})
+	return s, warnings, nil
+}
+
+// Marshal writes s flat, one key per line: the contract's keys first in contract order, then the
+// others in the order they were found.
+func (s *State) Marshal() []byte {
+	var b bytes.Buffer
+	b.WriteString("{\n")
+	var keys []string
+	for _, k := range Keys {
+		if s.Has(k) {
+			keys = append(keys, k)
+		}
+	}
+	for _, k := range s.order {
+		if !isContractKey(k) {
+			keys = append(keys, k)
+		}
+	}
+	for i, k := range keys {
+		kb, _ := json.Marshal(k)
+		vb, _ := json.Marshal(s.values[k])
+		b.WriteString("  ")
+		b.Write(kb)
+		b.WriteString(": ")
+		b.Write(vb)
+		if i < len(keys)-1 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString("}\n")
+	return b.Bytes()
+}
+
+func isContractKey(k string) bool {
+	for _, c := range Keys {
+		if c == k {
+			return true
+		}
+	}
+	return false
+}
+
+var keyRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,63}$`)
+
+// CheckSet validates one key=value assignment for the writer: a plain key, a value that is not a
+// JSON object or array (that would be nested), and, for run_id, a safe name.
+func CheckSet(key, value string) error {
+	if !keyRE.MatchString(key) {
+		return fmt.Errorf("key %q: keys are letters, digits and _ . - (at most 64)", key)
+	}
+	t := strings.TrimSpace(value)
+	if (strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")) && json.Valid([]byte(t)) {
+		return fmt.Errorf("key %q: nested value refused (state.json holds flat string values only)", key)
+	}
+	if key == "run_id" && !project.SafeName(value) {
+		return fmt.Errorf("run_id %q is not a safe run id", value)
+	}
+	return nil
+}
+
+// Paths of the run layout, relative to the project root.
+const (
+	RunsDir    = ".agents/runs"
+	ActiveFile = ".agents/runs/active"
+)
+
+// Run is the active run.
+type Run struct {
+	ID  string // the directory's base name
+	Dir string // absolute, confined to the project root
+	Rel string // Dir relative to the root, with forward slashes
+}
+
+// StatePath and MemoryPath are the run's files.
+func (r Run) StatePath() string  { return filepath.Join(r.Dir, "state.json") }
+func (r Run) MemoryPath() string { return filepath.Join(r.Dir, "MEMORY.md") }
+
+// ErrNoActive means no run is active: .agents/runs/active is missing or empty.
+var ErrNoActive = errors.New("no active run")
+
+// Active reads .agents/runs/active: one line naming the run directory, as a path relative to the
+// root, an absolute path inside it, or a bare run id meaning .agents/runs/<id>. The directory must
+// resolve inside root — `..`, absolute paths elsewhere and symlinks leading out are refused.
+func Active(root string) (Run, error) {
+	data, err := os.ReadFile(filepath.Join(root, ActiveFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return Run{}, ErrNoActive
+	}
+	if err != nil {
+		return Run{}, err
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	line = strings.TrimSpace(line)
+	if line == "" {
+		return Run{}, ErrNoActive
+	}
+	return Resolve(root, line)
+}
+
+// Resolve turns the content of the active file into a confined Run.
+func Resolve(root, name string) (Run, error) {
+	if strings.ContainsRune(name, 0) {
+		return Run{}, fmt.Errorf("%s: run name contains NUL", ActiveFile)
+	}
+	p := name
+	if !strings.ContainsAny(name, `/\`) {
+		if !project.SafeName(name) {
+			return Run{}, fmt.Errorf("%s: %q is not a safe run id", ActiveFile, name)
+		}
+		p = filepath.Join(root, RunsDir, name)
+	}
+	dir, err := project.Confine(root, p)
+	if err != nil {
+		return Run{}, fmt.Errorf("%s names %q: %w", ActiveFile, name, err)
+	}
+	if dir == filepath.Clean(root) {
+		return Run{}, fmt.Errorf("%s names the project root itself", ActiveFile)
+	}
+	rel, _ := filepath.Rel(root, dir)
+	return Run{ID: filepath.Base(dir), Dir: dir, Rel: filepath.ToSlash(rel)}, nil
+}
+
+// Load reads and parses the run's state.json. A missing file is an empty state.
+func Load(r Run) (State, []string, error) {
+	data, err := os.ReadFile(r.StatePath())
+	if errors.Is(err, os.ErrNotExist) {
+		return State{}, nil, nil
+	}
+	if err != nil {
+		return State{}, nil, err
+	}
+	return Parse(data)
+}

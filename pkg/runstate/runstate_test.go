@@ -1,0 +1,106 @@
+package runstate
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestParseTolerant(t *testing.T) {
+	st, warnings, err := Parse([]byte(`{"run_id":"r1","gates":{"a":1},"plan_open":3,"done":true,"list":[1],"phase":null,"x":"y"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Get("run_id") != "r1" || st.Get("plan_open") != "3" || st.Get("done") != "true" || st.Get("x") != "y" || st.Has("gates") || st.Has("list") {
+		t.Fatalf("state %v", st.Keys())
+	}
+	if len(warnings) != 4 || !strings.Contains(warnings[0], `"gates" is nested`) {
+		t.Fatalf("warnings %q", warnings)
+	}
+	for _, bad := range []string{"", "{", "[1]", `"s"`, "{\"a\":1", "nul"} {
+		if _, _, err := Parse([]byte(bad)); !errors.Is(err, ErrUnreadable) {
+			t.Errorf("Parse(%q) err = %v", bad, err)
+		}
+	}
+}
+
+func TestMarshalFlatOneKeyPerLine(t *testing.T) {
+	var st State
+	st.Set("zeta", "z")
+	st.Set("phase", "p\n\"quoted\"")
+	st.Set("run_id", "r1")
+	got := string(st.Marshal())
+	want := "{\n  \"run_id\": \"r1\",\n  \"phase\": \"p\\n\\\"quoted\\\"\",\n  \"zeta\": \"z\"\n}\n"
+	if got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+	back, w, err := Parse([]byte(got))
+	if err != nil || len(w) != 0 || back.Get("phase") != "p\n\"quoted\"" {
+		t.Fatalf("round trip: %v %v %q", err, w, back.Get("phase"))
+	}
+}
+
+func TestCheckSet(t *testing.T) {
+	for _, ok := range [][2]string{{"phase", "x"}, {"plan_open", "3"}, {"note", "[draft"}, {"note", "{not json"}} {
+		if err := CheckSet(ok[0], ok[1]); err != nil {
+			t.Errorf("%v: %v", ok, err)
+		}
+	}
+	for _, bad := range [][2]string{{"gates", `{"a":"b"}`}, {"plan", " [1,2]"}, {"bad key", "x"}, {"", "x"}, {"run_id", "../x"}} {
+		if err := CheckSet(bad[0], bad[1]); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+}
+
+func TestActive(t *testing.T) {
+	root := t.TempDir()
+	if _, err := Active(root); !errors.Is(err, ErrNoActive) {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(root, RunsDir), 0o755)
+	for content, want := range map[string]string{
+		"r1\n":                     ".agents/runs/r1",
+		".agents/runs/r2\nextra\n": ".agents/runs/r2",
+		"  other/place  \n":        "other/place",
+		filepath.Join(root, "abs/run") + "\n": "abs/run",
+	} {
+		os.WriteFile(filepath.Join(root, ActiveFile), []byte(content), 0o644)
+		r, err := Active(root)
+		if err != nil || r.Rel != want {
+			t.Errorf("%q: %+v %v", content, r, err)
+		}
+	}
+	for _, content := range []string{"../x", "/etc", ".", "..", "-rf"} {
+		os.WriteFile(filepath.Join(root, ActiveFile), []byte(content), 0o644)
+		if _, err := Active(root); err == nil {
+			t.Errorf("%q accepted", content)
+		}
+	}
+	os.WriteFile(filepath.Join(root, ActiveFile), []byte("\n"), 0o644)
+	if _, err := Active(root); !errors.Is(err, ErrNoActive) {
+		t.Errorf("empty file: %v", err)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(`{"run_id":"r1","gates":{"a":[1]}}`))
+	f.Add([]byte(`{"a":"\u0000","b":1e999}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		st, _, err := Parse(data)
+		if err != nil {
+			return
+		}
+		back, w, err := Parse(st.Marshal())
+		if err != nil || len(w) != 0 {
+			t.Fatalf("marshal output unreadable: %v %v", err, w)
+		}
+		for _, k := range st.Keys() {
+			if back.Get(k) != st.Get(k) {
+				t.Fatalf("key %q: %q != %q", k, back.Get(k), st.Get(k))
+			}
+		}
+	})
+}

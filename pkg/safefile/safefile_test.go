@@ -1,0 +1,142 @@
+package safefile
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func TestUpdateAtomicAndKeepsMode(t *testing.T) {
+	root := t.TempDir()
+	d := Disk{Roots: []string{root}}
+	p := filepath.Join(root, "a", "b.txt")
+	changed, err := d.Update(p, 0o600, func(old []byte, exists bool) ([]byte, error) {
+		if exists || old != nil {
+			t.Fatal("file should not exist")
+		}
+		return []byte("one\n"), nil
+	})
+	if err != nil || !changed {
+		t.Fatal(changed, err)
+	}
+	os.Chmod(p, 0o640)
+	d.Update(p, 0o600, func(old []byte, _ bool) ([]byte, error) { return append(old, "two\n"...), nil })
+	fi, _ := os.Stat(p)
+	if fi.Mode().Perm() != 0o640 {
+		t.Errorf("mode %v", fi.Mode().Perm())
+	}
+	data, _ := os.ReadFile(p)
+	if string(data) != "one\ntwo\n" {
+		t.Errorf("content %q", data)
+	}
+	// No temp files are left behind.
+	ents, _ := os.ReadDir(filepath.Dir(p))
+	for _, e := range ents {
+		if strings.Contains(e.Name(), ".tmp") {
+			t.Errorf("temp file left: %s", e.Name())
+		}
+	}
+}
+
+func TestUpdateFailureLeavesFileAlone(t *testing.T) {
+	root := t.TempDir()
+	d := Disk{Roots: []string{root}}
+	p := filepath.Join(root, "f")
+	os.WriteFile(p, []byte("keep"), 0o644)
+	before, _ := os.Stat(p)
+	if _, err := d.Update(p, 0o644, func([]byte, bool) ([]byte, error) { return nil, errors.New("boom") }); err == nil {
+		t.Fatal("want error")
+	}
+	if changed, err := d.Update(p, 0o644, func(old []byte, _ bool) ([]byte, error) { return old, nil }); changed || err != nil {
+		t.Fatal("same bytes must not write", changed, err)
+	}
+	after, _ := os.Stat(p)
+	data, _ := os.ReadFile(p)
+	if string(data) != "keep" || !after.ModTime().Equal(before.ModTime()) {
+		t.Fatal("file touched")
+	}
+}
+
+func TestConfinement(t *testing.T) {
+	dir := t.TempDir()
+	root, out := filepath.Join(dir, "root"), filepath.Join(dir, "out")
+	os.MkdirAll(root, 0o755)
+	os.MkdirAll(out, 0o755)
+	os.Symlink(out, filepath.Join(root, "link"))
+	os.Symlink(filepath.Join(out, "target"), filepath.Join(root, "file-link"))
+	d := Disk{Roots: []string{root}}
+	write := func([]byte, bool) ([]byte, error) { return []byte("x"), nil }
+	for _, p := range []string{filepath.Join(out, "f"), filepath.Join(root, "..", "out", "f"), filepath.Join(root, "link", "f"), filepath.Join(root, "file-link")} {
+		if _, err := d.Update(p, 0o644, write); err == nil {
+			t.Errorf("Update(%s) allowed", p)
+		}
+		if err := d.Append(p, []byte("x"), 0o644); err == nil {
+			t.Errorf("Append(%s) allowed", p)
+		}
+	}
+	if ents, _ := os.ReadDir(out); len(ents) != 0 {
+		t.Errorf("wrote outside: %v", ents)
+	}
+}
+
+// Parallel read-modify-writes under the lock lose nothing (run with -race).
+func TestConcurrentUpdatesAndAppends(t *testing.T) {
+	root := t.TempDir()
+	d := Disk{Roots: []string{root}}
+	p := filepath.Join(root, "counter")
+	log := filepath.Join(root, "log.jsonl")
+	var wg sync.WaitGroup
+	const n = 40
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			if _, err := d.Update(p, 0o644, func(old []byte, _ bool) ([]byte, error) {
+				return append(old, fmt.Sprintf("%d\n", i)...), nil
+			}); err != nil {
+				t.Error(err)
+			}
+			if err := d.Append(log, []byte(fmt.Sprintf("{\"i\":%d}\n", i)), 0o644); err != nil {
+				t.Error(err)
+			}
+		}(i)
+	}
+	wg.Wait()
+	data, _ := os.ReadFile(p)
+	if got := bytes.Count(data, []byte("\n")); got != n {
+		t.Fatalf("%d of %d updates kept", got, n)
+	}
+	logData, _ := os.ReadFile(log)
+	if got := bytes.Count(logData, []byte("\n")); got != n {
+		t.Fatalf("%d of %d appends kept", got, n)
+	}
+}
+
+func TestDryRunWritesNothing(t *testing.T) {
+	root := t.TempDir()
+	var out bytes.Buffer
+	d := DryRun{Out: &out, Roots: []string{root}}
+	p := filepath.Join(root, "x", "new.md")
+	d.Update(p, 0o644, func([]byte, bool) ([]byte, error) { return []byte("hello\n"), nil })
+	d.Append(filepath.Join(root, "log"), []byte("line\n"), 0o644)
+	existing := filepath.Join(root, "old.md")
+	os.WriteFile(existing, []byte("a\nb\n"), 0o644)
+	d.Update(existing, 0o644, func([]byte, bool) ([]byte, error) { return []byte("a\nc\n"), nil })
+	if _, err := os.Stat(filepath.Join(root, "x")); err == nil {
+		t.Error("dry run created a directory")
+	}
+	if data, _ := os.ReadFile(existing); string(data) != "a\nb\n" {
+		t.Error("dry run changed a file")
+	}
+	got := out.String()
+	for _, want := range []string{"create " + p + "\nhello\n", "append " + filepath.Join(root, "log") + "\nline\n", "update " + existing, "-b\n+c\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in\n%s", want, got)
+		}
+	}
+}

@@ -1,0 +1,302 @@
+// Package testscripts runs the .txtar scripts in testdata/ against the real cairn binaries,
+// built once, on a fake machine under $WORK: a HOME, a Claude config dir and a git project.
+package testscripts
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"unicode/utf16"
+
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+var update = flag.Bool("u", false, "update testscript files with actual output")
+
+var binDir string
+
+func TestMain(m *testing.M) {
+	os.Exit(testMain(m))
+}
+
+func testMain(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "cairn-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	args := []string{"build", "-o", dir + string(filepath.Separator)}
+	if testing.CoverMode() != "" {
+		args = append(args, "-cover")
+	}
+	args = append(args, "../hooks/...")
+	cmd := exec.Command("go", args...)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building the binaries:", err)
+		return 1
+	}
+	binDir = dir
+	return m.Run()
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata",
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		UpdateScripts:       *update,
+		Setup:               setup,
+		Cmds:                commands,
+	})
+}
+
+// setup builds the fake machine: HOME and CLAUDE_CONFIG_DIR under $WORK, a git project at
+// $WORK/proj with one commit, and the binaries first on PATH.
+func setup(env *testscript.Env) error {
+	home := filepath.Join(env.WorkDir, "home")
+	proj := filepath.Join(env.WorkDir, "proj")
+	for _, d := range []string{home, proj} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	env.Setenv("PATH", binDir+string(os.PathListSeparator)+env.Getenv("PATH"))
+	env.Setenv("HOME", home)
+	env.Setenv("CLAUDE_CONFIG_DIR", filepath.Join(home, ".claude"))
+	env.Setenv("PROJ", proj)
+	env.Setenv("TZ", "UTC")
+	for k, v := range map[string]string{
+		"GIT_AUTHOR_NAME": "cairn test", "GIT_AUTHOR_EMAIL": "test@example.invalid",
+		"GIT_COMMITTER_NAME": "cairn test", "GIT_COMMITTER_EMAIL": "test@example.invalid",
+		"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": filepath.Join(home, ".gitconfig"),
+	} {
+		env.Setenv(k, v)
+	}
+	var gitEnv []string
+	for _, k := range env.Vars {
+		gitEnv = append(gitEnv, k)
+	}
+	for _, args := range [][]string{
+		{"init", "-q", "-b", "main"},
+		{"commit", "-q", "--allow-empty", "-m", "initial commit"},
+	} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = proj
+		cmd.Env = append(os.Environ(), gitEnv...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	return nil
+}
+
+var commands = map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	"payload":    cmdPayload,
+	"backdate":   cmdBackdate,
+	"bigfile":    cmdBigfile,
+	"stallstdin": cmdStallStdin,
+	"linecount":  cmdLineCount,
+	"nooutside":  cmdNoOutside,
+	"ctxlen":     cmdCtxLen,
+}
+
+// ctxlen FILE MAX checks that the additionalContext of the hook output in FILE is at most MAX
+// characters as Claude Code counts them (UTF-16 units).
+func cmdCtxLen(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: ctxlen FILE MAX")
+	}
+	var out struct {
+		HookSpecificOutput struct{ AdditionalContext string } `json:"hookSpecificOutput"`
+	}
+	data, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	ts.Check(json.Unmarshal(data, &out))
+	max, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	n := len(utf16.Encode([]rune(out.HookSpecificOutput.AdditionalContext)))
+	if n > max || n == 0 {
+		ts.Fatalf("additionalContext is %d characters; want 1..%d", n, max)
+	}
+}
+
+// payload FILE EVENT key=value… writes a hook payload: hook_event_name=EVENT and each key as a
+// JSON string, except the literal values null, true, false and numbers, which stay JSON.
+func cmdPayload(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: payload FILE EVENT key=value…")
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "{%q: %q", "hook_event_name", args[1])
+	for _, kv := range args[2:] {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			ts.Fatalf("payload: %q is not key=value", kv)
+		}
+		if _, err := strconv.ParseFloat(v, 64); err == nil || v == "null" || v == "true" || v == "false" {
+			fmt.Fprintf(&b, ", %q: %s", k, v)
+		} else {
+			fmt.Fprintf(&b, ", %q: %q", k, v)
+		}
+	}
+	b.WriteString("}\n")
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(b.String()), 0o644))
+}
+
+// backdate FILE DURATION moves a file's modification time into the past ("31d", "36h"):
+// scripts move data, not the clock.
+func cmdBackdate(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: backdate FILE DURATION")
+	}
+	d := parseAge(ts, args[1])
+	t := time.Now().Add(-d)
+	ts.Check(os.Chtimes(ts.MkAbs(args[0]), t, t))
+}
+
+func parseAge(ts *testscript.TestScript, s string) time.Duration {
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		days, err := strconv.Atoi(n)
+		ts.Check(err)
+		return time.Duration(days) * 24 * time.Hour
+	}
+	d, err := time.ParseDuration(s)
+	ts.Check(err)
+	return d
+}
+
+// bigfile FILE SIZE [KIND] writes a large file at test time (never committed): KIND "json" is one
+// JSON object of about SIZE bytes ("10MB"), KIND "garbage" is bytes that are not JSON.
+func cmdBigfile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: bigfile FILE SIZE [json|garbage]")
+	}
+	size := parseSize(ts, args[1])
+	kind := "json"
+	if len(args) > 2 {
+		kind = args[2]
+	}
+	var b bytes.Buffer
+	switch kind {
+	case "json":
+		b.WriteString(`{"hook_event_name":"UserPromptSubmit","session_id":"big","cwd":"/nonexistent","prompt":"`)
+		b.Write(bytes.Repeat([]byte("x"), int(size)))
+		b.WriteString(`"}`)
+	case "garbage":
+		b.Write(bytes.Repeat([]byte("\x00not json{"), int(size)/10))
+	default:
+		ts.Fatalf("bigfile: unknown kind %q", kind)
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), b.Bytes(), 0o644))
+}
+
+func parseSize(ts *testscript.TestScript, s string) int64 {
+	mult := int64(1)
+	for suf, m := range map[string]int64{"KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30} {
+		if n, ok := strings.CutSuffix(s, suf); ok {
+			s, mult = n, m
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	ts.Check(err)
+	return n * mult
+}
+
+// stallstdin PROG [ARGS…] runs PROG with a stdin that is open but never written to nor closed,
+// as Claude Code sometimes leaves it, and fails if PROG has not exited within 20 s (a stall check
+// with a wide margin over the 2 s deadline, not a timing assertion). PROG's stdout and stderr
+// become the script's.
+func cmdStallStdin(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: stallstdin PROG [ARGS…]")
+	}
+	r, w, err := os.Pipe()
+	ts.Check(err)
+	defer w.Close()
+	cmd := exec.Command(filepath.Join(binDir, args[0]), args[1:]...)
+	cmd.Dir = ts.Getenv("PWD")
+	for _, k := range []string{"PATH", "HOME", "CLAUDE_CONFIG_DIR", "CLAUDE_PROJECT_DIR", "TZ"} {
+		cmd.Env = append(cmd.Env, k+"="+ts.Getenv(k))
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = r, &stdout, &stderr
+	ts.Check(cmd.Start())
+	r.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		ts.Logf("stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+		if err != nil {
+			ts.Fatalf("%s: %v", args[0], err)
+		}
+		if stdout.Len() > 0 {
+			ts.Fatalf("%s wrote to stdout with no input: %q", args[0], stdout.String())
+		}
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		ts.Fatalf("%s did not exit with a stdin that never closes", args[0])
+	}
+}
+
+// linecount FILE OP N checks the number of lines in FILE (OP is one of == <= >=).
+func cmdLineCount(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 {
+		ts.Fatalf("usage: linecount FILE OP N")
+	}
+	data, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	got := bytes.Count(data, []byte("\n"))
+	want, err := strconv.Atoi(args[2])
+	ts.Check(err)
+	var ok bool
+	switch args[1] {
+	case "==":
+		ok = got == want
+	case "<=":
+		ok = got <= want
+	case ">=":
+		ok = got >= want
+	default:
+		ts.Fatalf("linecount: unknown op %q", args[1])
+	}
+	if ok == neg {
+		ts.Fatalf("%s has %d lines; want %s %s %d", args[0], got, map[bool]string{true: "not", false: ""}[neg], args[1], want)
+	}
+}
+
+// nooutside DIR fails if anything under DIR (outside the project) changed: it must hold only the
+// files named in DIR/.expected, one per line.
+func cmdNoOutside(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: nooutside DIR")
+	}
+	dir := ts.MkAbs(args[0])
+	want := map[string]bool{".expected": true}
+	if data, err := os.ReadFile(filepath.Join(dir, ".expected")); err == nil {
+		for _, l := range strings.Fields(string(data)) {
+			want[l] = true
+		}
+	}
+	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil || p == dir || fi.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if !want[filepath.ToSlash(rel)] {
+			ts.Fatalf("unexpected file outside the project: %s", p)
+		}
+		return nil
+	})
+}
