@@ -62,6 +62,17 @@ var groups = map[string]map[string]command{}
 // topLevel commands take no group: cairn install, cairn doctor.
 var topLevel = map[string]command{}
 
+// register adds a command to a group from an init function; several files may add to one group.
+func register(group, name string, cmd command) {
+	if groups[group] == nil {
+		groups[group] = map[string]command{}
+	}
+	if _, dup := groups[group][name]; dup {
+		panic("cairn: command registered twice: " + group + " " + name)
+	}
+	groups[group][name] = cmd
+}
+
 // usageError exits 2.
 type usageError struct{ msg string }
 

@@ -16,12 +16,10 @@ import (
 )
 
 func init() {
-	groups["run"] = map[string]command{
-		"start": {"<id> [--issue N] [--branch B] [--worktree W] [--pr P]", "create .agents/runs/<id>/ (state.json and a MEMORY.md whiteboard) and make it the active run", runStart},
-		"set":   {"<key>=<value>…", "set flat string keys in the active run's state.json (updated_at is refreshed)", runSet},
-		"show":  {"[--json]", "show the active run's state", runShow},
-		"end":   {"", "end the active run (its directory is kept)", runEnd},
-	}
+	register("run", "start", command{"<id> [--issue N] [--branch B] [--worktree W] [--pr P]", "create .agents/runs/<id>/ (state.json and a MEMORY.md whiteboard) and make it the active run", runStart})
+	register("run", "set", command{"<key>=<value>…", "set flat string keys in the active run's state.json (updated_at is refreshed)", runSet})
+	register("run", "show", command{"[--json]", "show the active run's state", runShow})
+	register("run", "end", command{"", "end the active run (its directory is kept)", runEnd})
 }
 
 func stamp(now time.Time) string { return now.UTC().Format(time.RFC3339) }
