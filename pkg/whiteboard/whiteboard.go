@@ -7,9 +7,10 @@ package whiteboard
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
+
+	"github.com/cairn-hooks/cairn/pkg/mdblock"
 )
 
 // MaxLines caps MEMORY.md (seed 001: "a whiteboard longer than that is a second context to
@@ -60,79 +61,7 @@ func Template(runID string, block []string) []byte {
 	return b.Bytes()
 }
 
-// Parsed splits MEMORY.md around its block.
-type Parsed struct {
-	Before, After []string // lines outside the block (the first block; later duplicates dropped)
-	Block         []string // the block's lines, markers included; nil when there is none
-	Event         string
-	At            time.Time
-}
-
-var attrRE = regexp.MustCompile(`(\w+)=(\S+)`)
-
-// Parse finds the block. A begin marker without an end marker runs to the next "## " heading, so
-// a damaged block is replaced rather than duplicated. Extra blocks are dropped.
-func Parse(data []byte) Parsed {
-	var p Parsed
-	lines := splitLines(data)
-	i := 0
-	for ; i < len(lines); i++ {
-		if strings.HasPrefix(lines[i], beginPrefix) {
-			break
-		}
-		p.Before = append(p.Before, lines[i])
-	}
-	if i == len(lines) {
-		return p
-	}
-	for _, m := range attrRE.FindAllStringSubmatch(lines[i], -1) {
-		switch m[1] {
-		case "event":
-			p.Event = m[2]
-		case "at":
-			if t, err := time.Parse(time.RFC3339, m[2]); err == nil {
-				p.At = t
-			}
-		}
-	}
-	j := blockEnd(lines, i)
-	p.Block = lines[i:j]
-	rest := lines[j:]
-	// Drop any further blocks: there is one owner and one block.
-	for k := 0; k < len(rest); k++ {
-		if strings.HasPrefix(rest[k], beginPrefix) {
-			e := blockEnd(rest, k)
-			rest = append(rest[:k:k], rest[e:]...)
-			k--
-			continue
-		}
-	}
-	p.After = rest
-	return p
-}
-
-// blockEnd returns the index just past the block starting at i.
-func blockEnd(lines []string, i int) int {
-	for j := i + 1; j < len(lines); j++ {
-		if strings.TrimSuffix(lines[j], "\r") == endMarker {
-			return j + 1
-		}
-		if strings.HasPrefix(lines[j], "## ") || strings.HasPrefix(lines[j], beginPrefix) {
-			return j
-		}
-	}
-	return len(lines)
-}
-
-// splitLines splits on '\n' only, so a CRLF file keeps its '\r's: prose is preserved byte for
-// byte. Marker and heading checks ignore a trailing '\r'.
-func splitLines(data []byte) []string {
-	s := strings.TrimSuffix(string(data), "\n")
-	if s == "" {
-		return nil
-	}
-	return strings.Split(s, "\n")
-}
+var markers = mdblock.Markers{Begin: beginPrefix, End: endMarker}
 
 // Result is what Refresh did.
 type Result struct {
@@ -152,39 +81,14 @@ func Refresh(old []byte, exists bool, s Snapshot) Result {
 		data := Template(s.RunID, block)
 		return Result{Data: data, Dropped: dropped, ProseOver: over, Lines: countLines(data)}
 	}
-	p := Parse(old)
-	if p.Event != "" && p.Event == s.Event && !p.At.IsZero() {
-		s.At = p.At
+	f := markers.Split(old)
+	if at, err := time.Parse(time.RFC3339, f.Attrs["at"]); err == nil && f.Attrs["event"] != "" && f.Attrs["event"] == attr(s.Event) {
+		s.At = at
 	}
-	before, after := p.Before, p.After
-	if p.Block == nil {
-		// Insert after a leading title and its blank line, else at the top.
-		k := 0
-		if len(before) > 0 && strings.HasPrefix(before[0], "# ") {
-			k = 1
-			if len(before) > 1 && strings.TrimSpace(before[1]) == "" {
-				k = 2
-			}
-		}
-		after = append([]string(nil), before[k:]...)
-		before = append([]string(nil), before[:k]...)
-		if k == 1 {
-			before = append(before, "")
-		}
-		if len(after) > 0 && strings.TrimSpace(after[0]) != "" {
-			after = append([]string{""}, after...)
-		}
-	}
+	before, after := f.Place()
 	budget := MaxLines - len(before) - len(after)
 	block, dropped, over := fit(s, budget)
-	var b bytes.Buffer
-	for _, group := range [][]string{before, block, after} {
-		for _, l := range group {
-			b.WriteString(l)
-			b.WriteByte('\n')
-		}
-	}
-	data := b.Bytes()
+	data := mdblock.Join(before, block, after)
 	return Result{Data: data, Dropped: dropped, ProseOver: over, Lines: countLines(data)}
 }
 
@@ -304,20 +208,5 @@ func val(s string) string {
 	return clean(s)
 }
 
-// clean makes s one safe line inside the block: no newlines or control characters, no comment
-// markers that could end the block early, bounded length.
-func clean(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, s)
-	s = strings.ReplaceAll(s, "<!--", "<!‐‐")
-	s = strings.ReplaceAll(s, "-->", "‐‐>")
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > 300 {
-		s = string(r[:299]) + "…"
-	}
-	return s
-}
+// clean makes s one safe line inside the block.
+func clean(s string) string { return mdblock.Clean(s, 300) }

@@ -1,0 +1,132 @@
+// Package mdblock finds and replaces a machine-owned block inside a markdown file that people
+// also edit: the block runs from a begin marker line (an HTML comment that may carry key=value
+// attributes) to an end marker line. Everything outside the block is kept byte for byte.
+package mdblock
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+)
+
+// Markers name one kind of block: Begin is the prefix of the begin line ("<!-- cairn:snapshot
+// begin"), End the whole end line.
+type Markers struct {
+	Begin, End string
+}
+
+// File is a markdown file split around its block.
+type File struct {
+	Before, Block, After []string // Block includes both marker lines; nil when there is no block
+	Attrs                map[string]string
+}
+
+var attrRE = regexp.MustCompile(`(\w+)=(\S+)`)
+
+// Split finds the first block. A begin marker without an end marker runs to the next "## "
+// heading, so a damaged block is replaced rather than duplicated; further blocks are dropped,
+// since a block has one owner. Lines are split on '\n' only, so CRLF files keep their '\r's.
+func (m Markers) Split(data []byte) File {
+	var f File
+	lines := Lines(data)
+	i := 0
+	for ; i < len(lines) && !strings.HasPrefix(lines[i], m.Begin); i++ {
+	}
+	f.Before = lines[:i]
+	if i == len(lines) {
+		return f
+	}
+	f.Attrs = map[string]string{}
+	for _, a := range attrRE.FindAllStringSubmatch(strings.TrimPrefix(lines[i], m.Begin), -1) {
+		f.Attrs[a[1]] = a[2]
+	}
+	j := m.end(lines, i)
+	f.Block = lines[i:j]
+	rest := append([]string(nil), lines[j:]...)
+	for k := 0; k < len(rest); k++ {
+		if strings.HasPrefix(rest[k], m.Begin) {
+			rest = append(rest[:k], rest[m.end(rest, k):]...)
+			k--
+		}
+	}
+	f.After = rest
+	return f
+}
+
+// end returns the index just past the block that starts at i.
+func (m Markers) end(lines []string, i int) int {
+	for j := i + 1; j < len(lines); j++ {
+		if strings.TrimSuffix(lines[j], "\r") == m.End {
+			return j + 1
+		}
+		if strings.HasPrefix(lines[j], "## ") || strings.HasPrefix(lines[j], m.Begin) {
+			return j
+		}
+	}
+	return len(lines)
+}
+
+// Place returns the lines before and after where a block goes: its old place, or — when the file
+// has none — after a leading "# " title (with one blank line between), else at the top, with a
+// blank line kept between the block and what follows.
+func (f File) Place() (before, after []string) {
+	if f.Block != nil {
+		return f.Before, f.After
+	}
+	lines := f.Before
+	k := 0
+	if len(lines) > 0 && strings.HasPrefix(lines[0], "# ") {
+		k = 1
+		if len(lines) > 1 && strings.TrimSpace(lines[1]) == "" {
+			k = 2
+		}
+	}
+	before = append([]string(nil), lines[:k]...)
+	if k == 1 {
+		before = append(before, "")
+	}
+	after = append([]string(nil), lines[k:]...)
+	if len(after) > 0 && strings.TrimSpace(after[0]) != "" {
+		after = append([]string{""}, after...)
+	}
+	return before, after
+}
+
+// Join writes groups of lines, each line ended by '\n'.
+func Join(groups ...[]string) []byte {
+	var b bytes.Buffer
+	for _, g := range groups {
+		for _, l := range g {
+			b.WriteString(l)
+			b.WriteByte('\n')
+		}
+	}
+	return b.Bytes()
+}
+
+// Lines splits data on '\n', without a final empty line.
+func Lines(data []byte) []string {
+	s := strings.TrimSuffix(string(data), "\n")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
+
+// Clean makes s one safe line inside a block: control characters become spaces, comment markers
+// that could end the block early are defused, runs of space fold, and it is cut at max runes.
+func Clean(s string, max int) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+	s = strings.ReplaceAll(s, "<!--", "<!‐‐")
+	s = strings.ReplaceAll(s, "-->", "‐‐>")
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > max {
+		s = string(r[:max-1]) + "…"
+	}
+	return s
+}
