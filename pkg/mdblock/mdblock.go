@@ -5,7 +5,6 @@ package mdblock
 
 import (
 	"bytes"
-	"regexp"
 	"strings"
 )
 
@@ -21,8 +20,6 @@ type File struct {
 	Attrs                map[string]string
 }
 
-var attrRE = regexp.MustCompile(`(\w+)=(\S+)`)
-
 // Split finds the first block. A begin marker without an end marker runs to the next "## "
 // heading, so a damaged block is replaced rather than duplicated; further blocks are dropped,
 // since a block has one owner. Lines are split on '\n' only, so CRLF files keep their '\r's.
@@ -37,8 +34,10 @@ func (m Markers) Split(data []byte) File {
 		return f
 	}
 	f.Attrs = map[string]string{}
-	for _, a := range attrRE.FindAllStringSubmatch(strings.TrimPrefix(lines[i], m.Begin), -1) {
-		f.Attrs[a[1]] = a[2]
+	for _, field := range strings.Fields(strings.TrimPrefix(lines[i], m.Begin)) {
+		if k, v, ok := strings.Cut(field, "="); ok && k != "" && v != "" {
+			f.Attrs[k] = v
+		}
 	}
 	j := m.end(lines, i)
 	f.Block = lines[i:j]

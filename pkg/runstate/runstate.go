@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/cairn-hooks/cairn/pkg/project"
@@ -125,12 +124,28 @@ func isContractKey(k string) bool {
 	return false
 }
 
-var keyRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,63}$`)
+// validKey is ^[A-Za-z_][A-Za-z0-9_.-]{0,63}$, by hand: a package-level regexp costs every hook
+// process its compile time at start-up.
+func validKey(k string) bool {
+	if k == "" || len(k) > 64 {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		switch {
+		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+		case i > 0 && (c >= '0' && c <= '9' || c == '.' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // CheckSet validates one key=value assignment for the writer: a plain key, a value that is not a
 // JSON object or array (that would be nested), and, for run_id, a safe name.
 func CheckSet(key, value string) error {
-	if !keyRE.MatchString(key) {
+	if !validKey(key) {
 		return fmt.Errorf("key %q: keys are letters, digits and _ . - (at most 64)", key)
 	}
 	t := strings.TrimSpace(value)
