@@ -62,9 +62,9 @@ func TestActive(t *testing.T) {
 	}
 	os.MkdirAll(filepath.Join(root, RunsDir), 0o755)
 	for content, want := range map[string]string{
-		"r1\n":                     ".agents/runs/r1",
-		".agents/runs/r2\nextra\n": ".agents/runs/r2",
-		"  other/place  \n":        "other/place",
+		"r1\n":                                ".agents/runs/r1",
+		".agents/runs/r2\nextra\n":            ".agents/runs/r2",
+		"  other/place  \n":                   "other/place",
 		filepath.Join(root, "abs/run") + "\n": "abs/run",
 	} {
 		os.WriteFile(filepath.Join(root, ActiveFile), []byte(content), 0o644)
