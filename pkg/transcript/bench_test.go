@@ -1,0 +1,150 @@
+package transcript
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/cairn-hooks/cairn/pkg/transcript/transcripttest"
+)
+
+// Benchmarks run on generated transcripts of 1 MB, 50 MB and 200 MB with three compactions,
+// and on 200 MB whose last turn holds a 60 MB tool result. Each benchmark generates its files
+// once, into its own temporary directory. With -short only the 1 MB file is used.
+//
+//	go test -run '^$' -bench . -benchmem -p 1 ./pkg/transcript/
+//
+// "Last" questions should cost the same at every size; the 60 MB line costs a scan for '\n'
+// over it when the answer lies before it. EditedFilesSinceBoundary reads the bytes after the
+// last boundary (a quarter of the file here): its MB/s is the scan rate.
+
+type benchFile struct {
+	name  string
+	path  string
+	truth transcripttest.Truth
+}
+
+func benchFiles(b *testing.B) []benchFile {
+	b.Helper()
+	sizes := []struct {
+		name       string
+		size, long int64
+	}{
+		{"1MB", 1 << 20, 0},
+		{"50MB", 50 << 20, 0},
+		{"200MB", 200 << 20, 0},
+		{"200MB+60MBline", 200 << 20, 60 << 20},
+	}
+	var files []benchFile
+	for _, s := range sizes {
+		if testing.Short() && s.size > 1<<20 {
+			continue
+		}
+		path := fmt.Sprintf("%s/%s.jsonl", b.TempDir(), s.name)
+		truth, err := transcripttest.WriteFile(path, transcripttest.Options{Size: s.size, LongLine: s.long, Boundaries: 3, Seed: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		files = append(files, benchFile{s.name, path, truth})
+	}
+	return files
+}
+
+func BenchmarkLastAssistantText(b *testing.B) {
+	for _, f := range benchFiles(b) {
+		b.Run(f.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if s, err := LastAssistantText(f.path); err != nil || s != f.truth.LastAssistantText {
+					b.Fatalf("%q, %v", s, err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkLastUserPrompts(b *testing.B) {
+	for _, f := range benchFiles(b) {
+		b.Run(f.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if p, err := LastUserPrompts(f.path, 3); err != nil || len(p) != 3 {
+					b.Fatalf("%q, %v", p, err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkLastBoundary(b *testing.B) {
+	for _, f := range benchFiles(b) {
+		b.Run(f.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if off, _, err := LastBoundary(f.path); err != nil || off != f.truth.LastBoundary {
+					b.Fatalf("%d, %v", off, err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkLastBoundaryNone is the worst case of the boundary search: a transcript that was
+// never compacted is read whole. Its MB/s is the backward scan rate.
+func BenchmarkLastBoundaryNone(b *testing.B) {
+	size := int64(200 << 20)
+	if testing.Short() {
+		size = 1 << 20
+	}
+	path := b.TempDir() + "/none.jsonl"
+	truth, err := transcripttest.WriteFile(path, transcripttest.Options{Size: size, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(truth.Size)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, found, err := LastBoundary(path); err != nil || found {
+			b.Fatalf("%v, %v", found, err)
+		}
+	}
+}
+
+func BenchmarkEditedFilesSinceBoundary(b *testing.B) {
+	for _, f := range benchFiles(b) {
+		b.Run(f.name, func(b *testing.B) {
+			b.SetBytes(f.truth.Size - f.truth.LastBoundary)
+			b.ReportAllocs()
+			for b.Loop() {
+				if files, err := EditedFilesSinceBoundary(f.path, "/home/dev/project"); err != nil || len(files) != len(f.truth.Edited) {
+					b.Fatalf("%d files, %v", len(files), err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkLastTodos(b *testing.B) {
+	for _, f := range benchFiles(b) {
+		b.Run(f.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, found, err := LastTodos(f.path); err != nil || !found {
+					b.Fatalf("%v, %v", found, err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkHookRuns1MiB(b *testing.B) {
+	for _, f := range benchFiles(b) {
+		b.Run(f.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := HookRuns(f.path, 1<<20); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

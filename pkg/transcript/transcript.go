@@ -1,0 +1,587 @@
+// Package transcript answers the few questions cairn asks of Claude Code's session transcript
+// (the JSONL file at the payload's transcript_path) without reading the whole of it.
+//
+// Transcripts reach hundreds of megabytes and single lines of tens of megabytes, and hooks run
+// on every prompt under a 16 MiB memory budget (SPEC §8), so every question is answered in
+// bounded memory (a few MiB) and, where the question allows it, with bounded reading:
+//
+//   - The file is read backwards from its end in windows that start at 64 KiB and double up
+//     to 1 MiB, and reading stops at the answer. LastAssistantText, LastUserPrompts and
+//     LastTodos also give up after reading 256 MiB and answer with what they found by then.
+//   - Questions about what happened since the last compaction (LastBoundary, CompactedAfter,
+//     EditedFilesSinceBoundary) read back to the boundary, so they cost what was written since,
+//     at about 1-3 GB/s from the page cache: only the few lines holding a telling token are
+//     parsed. HookRuns reads forwards over the last maxBytes only.
+//   - A line is held whole only up to 1 MiB. A longer line is seen through its first 1 MiB,
+//     closed into valid JSON where it was cut, and its extent is found by
+//     scanning for '\n' in 1 MiB chunks. Text taken from such a line is truncated, and a 60 MB
+//     tool result costs a scan for '\n' over it (about 20 ms), never 60 MB of memory.
+//
+// The format is internal to Claude Code and changes between versions (reference §4), so reading
+// is tolerant: unknown line types and fields are ignored, a line that is not valid JSON is
+// skipped (a last line still being written is the common case), CRLF line ends are accepted,
+// invalid UTF-8 in returned text is replaced with U+FFFD, and a missing file reads as empty.
+// A path that is not a regular file gives ErrNotRegular and is not opened. The file is read
+// through one descriptor, so a file replaced meanwhile is read as it was; a file that shrinks
+// while it is read is read once more from its new end, and a second failure is an error.
+package transcript
+
+import (
+	"bytes"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unsafe"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/cairn-hooks/cairn/pkg/tasks"
+)
+
+// maxText bounds the assistant text LastAssistantText gathers across the lines of one message.
+const maxText = 1 << 20
+
+// maxEditedFiles bounds the paths EditedFilesSinceBoundary returns.
+const maxEditedFiles = 4096
+
+// editTools are the tools whose tool_use input names a file they change (reference §4).
+var editTools = map[string]string{
+	"Edit":         "file_path",
+	"Write":        "file_path",
+	"MultiEdit":    "file_path", // legacy, still in older transcripts
+	"NotebookEdit": "notebook_path",
+}
+
+// LastAssistantText returns the text of Claude's last assistant message: the "text" blocks of
+// the last API message, joined by a blank line (thinking and tool_use blocks are left out).
+// One API message spans several lines that share message.id, possibly with other lines (tool
+// results, attachments) between them; all of them are gathered. Sidechain lines, API error
+// messages and messages Claude Code synthesised (model "<synthetic>") are not Claude's and are
+// skipped. The result is "" when there is no such message or no file. A line longer than 1 MiB
+// contributes only the text in its first 1 MiB; text beyond 1 MiB in total keeps its last part.
+func LastAssistantText(path string) (string, error) {
+	return defaultLimits.lastAssistantText(path)
+}
+
+// LastUserPrompts returns up to n of the prompts the user typed, most recent first: "user" lines
+// whose message.content is a string, or an array of text blocks (joined by "\n") with no
+// tool_result. Lines written by the harness are skipped: isMeta, isCompactSummary, sidechain,
+// and text that is only a slash command, its output, shell-mode (!) input or output, or an
+// interruption marker (see isHarnessText). A prompt longer than 1 MiB is truncated.
+func LastUserPrompts(path string, n int) ([]string, error) {
+	return defaultLimits.lastUserPrompts(path, n)
+}
+
+// LastBoundary returns the offset of the start of the last compaction boundary line: a "system"
+// line with subtype "compact_boundary", or the "user" line with isCompactSummary that follows
+// it. found is false when the transcript has never been compacted (or does not exist); then the
+// whole file was read, at memory speed: only lines that hold a boundary token are parsed.
+func LastBoundary(path string) (offset int64, found bool, err error) {
+	_, err = withFile(path, func(r io.ReaderAt, size int64) error {
+		var err error
+		offset, found, err = defaultLimits.lastBoundaryAt(r, size, 0)
+		return err
+	})
+	return offset, found, err
+}
+
+// CompactedAfter reports whether a compaction boundary line starts at or after offset, for
+// instance the transcript's size when a snapshot was taken. It reads only the bytes after offset.
+func CompactedAfter(path string, offset int64) (bool, error) {
+	var found bool
+	_, err := withFile(path, func(r io.ReaderAt, size int64) error {
+		var err error
+		_, found, err = defaultLimits.lastBoundaryAt(r, size, max(offset, 0))
+		return err
+	})
+	return found, err
+}
+
+// EditedFilesSinceBoundary returns the files that Edit, Write, MultiEdit and NotebookEdit tool
+// uses named (file_path, notebook_path) after the last compaction boundary, or in the whole
+// transcript when there is none: de-duplicated, most recently edited first, at most 4096.
+// It reads the transcript once, from the end back to the boundary: its cost is that of the
+// bytes written since the last compaction, whatever came before. A path inside root is made
+// relative to it; other paths stay absolute. Paths are cleaned and use forward slashes; the
+// comparison with root is lexical: symlinks are not resolved. Tool uses of subagents (sidechain lines) count too, as
+// they edit the same files; a tool use that was then refused or failed counts as well.
+func EditedFilesSinceBoundary(path, root string) ([]string, error) {
+	return defaultLimits.editedFilesSinceBoundary(path, root)
+}
+
+// LastTodos returns the todo list of the last TodoWrite tool use, for transcripts of sessions
+// that used TodoWrite instead of Claude Code's task files (see package tasks). Each todo becomes
+// a Task with its content as Subject; ID is the todo's id when it has one, else its 1-based
+// position. found is false when no TodoWrite was seen.
+func LastTodos(path string) ([]tasks.Task, bool, error) {
+	return defaultLimits.lastTodos(path)
+}
+
+func (lim limits) lastAssistantText(path string) (string, error) {
+	var text string
+	_, err := withFile(path, func(r io.ReaderAt, size int64) error {
+		var err error
+		text, err = lim.lastAssistantTextAt(r, size)
+		return err
+	})
+	return text, err
+}
+
+func (lim limits) lastAssistantTextAt(r io.ReaderAt, size int64) (string, error) {
+	s := newBackScanner(r, size, lim, lim.maxBackScan)
+	var (
+		p      parser
+		found  bool
+		target string
+		parts  []string // text blocks, last first
+		total  int
+	)
+	for {
+		l, ok := s.next()
+		if !ok {
+			break
+		}
+		// Parse only the lines that can matter: assistant lines, and once the message is found,
+		// the prompts and boundaries that end it. Tool results are most of the bytes.
+		if isToolResult(l.data) || !bytes.Contains(l.data, []byte(`"assistant"`)) &&
+			(!found || !bytes.Contains(l.data, []byte(`"user"`)) && !mayBeBoundary(l.data)) {
+			continue
+		}
+		e, ok := p.entry(l)
+		if !ok || e.sidechain {
+			continue
+		}
+		if found && (e.isPrompt() || e.isBoundary()) {
+			break // a message never spans a typed prompt or a compaction
+		}
+		if e.kind() != "assistant" || e.synthetic() {
+			continue
+		}
+		id := e.msg("id").String()
+		if found && (target == "" || id != target) {
+			break
+		}
+		if !found {
+			found, target = true, strings.Clone(id)
+		}
+		blocks := textBlocks(e.msg("content"))
+		for i := len(blocks) - 1; i >= 0 && total < maxText; i-- {
+			parts = append(parts, clean(blocks[i]))
+			total += len(blocks[i])
+		}
+	}
+	slices.Reverse(parts)
+	return strings.Join(parts, "\n\n"), s.err
+}
+
+// textBlocks returns the text of the "text" blocks of a message's content, in order. A string
+// content (older transcripts) is one text block.
+func textBlocks(content gjson.Result) []string {
+	if content.Type == gjson.String {
+		return []string{content.String()}
+	}
+	var out []string
+	content.ForEach(func(_, b gjson.Result) bool {
+		if b.Get("type").Str == "text" {
+			out = append(out, b.Get("text").String())
+		}
+		return true
+	})
+	return out
+}
+
+func (lim limits) lastUserPrompts(path string, n int) ([]string, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	var out []string
+	_, err := withFile(path, func(r io.ReaderAt, size int64) error {
+		var err error
+		out, err = lim.lastUserPromptsAt(r, size, n)
+		return err
+	})
+	return out, err
+}
+
+func (lim limits) lastUserPromptsAt(r io.ReaderAt, size int64, n int) ([]string, error) {
+	var (
+		out []string
+		p   parser
+		s   = newBackScanner(r, size, lim, lim.maxBackScan)
+	)
+	for len(out) < n {
+		l, ok := s.next()
+		if !ok {
+			break
+		}
+		// Every user line says "user"; most of them near the end are tool results.
+		if isToolResult(l.data) || !bytes.Contains(l.data, []byte(`"user"`)) {
+			continue
+		}
+		if e, ok := p.entry(l); ok {
+			if text, ok := e.prompt(); ok {
+				out = append(out, clean(text))
+			}
+		}
+	}
+	return out, s.err
+}
+
+// lastBoundaryAt finds the start of the last boundary line that starts at or after from.
+func (lim limits) lastBoundaryAt(r io.ReaderAt, size, from int64) (int64, bool, error) {
+	s := newBackScanner(r, size, lim, 0)
+	var p parser
+	for {
+		l, ok := s.next()
+		if !ok || l.off < from {
+			return 0, false, s.err
+		}
+		if !mayBeBoundary(l.data) {
+			continue
+		}
+		if e, ok := p.entry(l); ok && !e.sidechain && e.isBoundary() {
+			return l.off, true, nil
+		}
+	}
+}
+
+func (lim limits) editedFilesSinceBoundary(path, root string) ([]string, error) {
+	var out []string
+	_, err := withFile(path, func(r io.ReaderAt, size int64) error {
+		var err error
+		out, err = lim.editedFilesAt(r, size, root)
+		return err
+	})
+	return out, err
+}
+
+// editedFilesAt reads back from the end to the last boundary, once: the lines after the
+// boundary are exactly the ones to look at, and meeting them last-first gives the most recent
+// edit of each file first.
+func (lim limits) editedFilesAt(r io.ReaderAt, size int64, root string) ([]string, error) {
+	var (
+		out  []string
+		seen = map[string]bool{}
+		p    parser
+		s    = newBackScanner(r, size, lim, 0)
+	)
+	for len(seen) < maxEditedFiles {
+		l, ok := s.next()
+		if !ok {
+			break
+		}
+		if mayBeBoundary(l.data) {
+			if e, ok := p.entry(l); ok && !e.sidechain && e.isBoundary() {
+				break
+			}
+		}
+		if !mayEdit(l.data) {
+			continue
+		}
+		e, ok := p.entry(l)
+		if !ok || e.kind() != "assistant" {
+			continue
+		}
+		var paths []string
+		e.msg("content").ForEach(func(_, b gjson.Result) bool {
+			if b.Get("type").Str != "tool_use" {
+				return true
+			}
+			if key, ok := editTools[b.Get("name").Str]; ok {
+				if fp := b.Get("input." + key).String(); fp != "" {
+					paths = append(paths, fp)
+				}
+			}
+			return true
+		})
+		for i := len(paths) - 1; i >= 0; i-- { // the last block of a line is the latest
+			// Two spellings of one file (absolute and relative to root) become one entry.
+			if rel := relTo(root, clean(paths[i])); !seen[rel] {
+				seen[rel] = true
+				out = append(out, rel)
+			}
+		}
+	}
+	return out, s.err
+}
+
+// Filters that reject almost every line before it is parsed, so that scans that must cover
+// a region run at memory speed. They look for JSON string tokens that end with a quote: inside
+// a string value (a tool result quoting a transcript, a prompt about this code) the quotes are
+// escaped, so such text does not match. Each token starts with a byte that is rare in
+// transcripts ('_', an upper-case letter), which keeps bytes.Index on its fast path.
+func mayBeBoundary(b []byte) bool {
+	return bytes.Contains(b, []byte(`_boundary"`)) || bytes.Contains(b, []byte(`CompactSummary"`))
+}
+
+// isToolResult reports whether a line is a tool's answer: a user line whose content holds a
+// tool_result block. Such a line is never a prompt or an assistant line, and tool results are
+// most of the bytes near the end, so the "last" questions drop them first, looking only at the
+// line's head: Claude Code writes the block's "type":"tool_result" a few hundred bytes in.
+// Text cannot fake the token, as quotes inside a string value are escaped. A line whose token
+// comes later is not recognised here and is only examined more slowly. (The whole-region scans
+// do without it: the rare-byte tokens they look for are cheaper than this one.)
+func isToolResult(b []byte) bool {
+	return bytes.Contains(b[:min(len(b), toolResultHead)], []byte(`tool_result"`))
+}
+
+// toolResultHead is how far into a line isToolResult looks; the token sits after the common
+// fields (cwd, sessionId, version, gitBranch, …) and tool_use_id.
+const toolResultHead = 2 << 10
+
+func mayEdit(b []byte) bool {
+	// Edit" also ends "MultiEdit" and "NotebookEdit". Tool results say "tool_use_id", never
+	// "tool_use" in quotes.
+	return (bytes.Contains(b, []byte(`Edit"`)) || bytes.Contains(b, []byte(`Write"`))) &&
+		bytes.Contains(b, []byte(`"tool_use"`))
+}
+
+// relTo returns fp relative to root, with forward slashes, when fp is inside root; otherwise
+// fp cleaned, with forward slashes.
+func relTo(root, fp string) string {
+	c := filepath.Clean(fp)
+	if root != "" && filepath.IsAbs(c) {
+		rel, err := filepath.Rel(filepath.Clean(root), c)
+		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return filepath.ToSlash(c)
+}
+
+func (lim limits) lastTodos(path string) ([]tasks.Task, bool, error) {
+	var (
+		out   []tasks.Task
+		found bool
+	)
+	_, err := withFile(path, func(r io.ReaderAt, size int64) error {
+		var err error
+		out, found, err = lim.lastTodosAt(r, size)
+		return err
+	})
+	return out, found, err
+}
+
+func (lim limits) lastTodosAt(r io.ReaderAt, size int64) ([]tasks.Task, bool, error) {
+	var (
+		out   []tasks.Task
+		found bool
+		p     parser
+		s     = newBackScanner(r, size, lim, lim.maxBackScan)
+	)
+	for !found {
+		l, ok := s.next()
+		if !ok {
+			break
+		}
+		if !bytes.Contains(l.data, []byte(`TodoWrite"`)) {
+			continue
+		}
+		e, ok := p.entry(l)
+		if !ok || e.sidechain || e.kind() != "assistant" {
+			continue
+		}
+		e.msg("content").ForEach(func(_, b gjson.Result) bool {
+			if b.Get("type").Str == "tool_use" && b.Get("name").Str == "TodoWrite" {
+				found, out = true, todos(b.Get("input.todos"))
+			}
+			return true
+		})
+	}
+	return out, found, s.err
+}
+
+func todos(list gjson.Result) []tasks.Task {
+	var out []tasks.Task
+	list.ForEach(func(_, t gjson.Result) bool {
+		id := t.Get("id").String()
+		if id == "" {
+			id = itoa(len(out) + 1)
+		}
+		out = append(out, tasks.Task{
+			ID:         clean(id),
+			Subject:    clean(t.Get("content").String()),
+			ActiveForm: clean(t.Get("activeForm").String()),
+			Status:     clean(t.Get("status").String()),
+		})
+		return true
+	})
+	return out
+}
+
+func itoa(n int) string {
+	var b [20]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = byte('0' + n%10)
+		if n /= 10; n == 0 {
+			return string(b[i:])
+		}
+	}
+}
+
+// clean returns an independent copy of s with invalid UTF-8 replaced: strings taken from a
+// line alias the scanner's buffer and must not outlive it.
+func clean(s string) string {
+	return strings.Clone(strings.ToValidUTF8(s, "\uFFFD"))
+}
+
+// parser turns scanned lines into entries, reusing its buffer for repaired long lines.
+type parser struct {
+	fix []byte
+}
+
+// entry parses l. A complete line must be valid JSON; a truncated one is closed by closePrefix.
+// The entry aliases l.data (or the parser's buffer) and is valid until the next call.
+func (p *parser) entry(l line) (entry, bool) {
+	doc := l.data
+	if l.truncated {
+		if p.fix == nil {
+			p.fix = make([]byte, 0, len(l.data)+maxRepairDepth+1) // the most closePrefix adds
+		}
+		fixed := closePrefix(p.fix[:0], l.data)
+		if fixed == nil {
+			return entry{}, false
+		}
+		p.fix, doc = fixed, fixed
+	} else if !gjson.ValidBytes(doc) {
+		return entry{}, false
+	}
+	// A string view of the bytes, without the copy gjson.GetBytes makes of every result: results
+	// are read in place and copied by clean before they are kept.
+	root := gjson.Parse(unsafe.String(unsafe.SliceData(doc), len(doc)))
+	if !root.IsObject() {
+		return entry{}, false
+	}
+	var e entry
+	root.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "type":
+			e.typ = v.Str
+		case "subtype":
+			e.subtype = v.Str
+		case "timestamp":
+			e.timestamp = v.Str
+		case "isSidechain":
+			e.sidechain = v.Bool()
+		case "isMeta":
+			e.meta = v.Bool()
+		case "isCompactSummary":
+			e.compactSummary = v.Bool()
+		case "isVisibleInTranscriptOnly":
+			e.transcriptOnly = v.Bool()
+		case "isApiErrorMessage":
+			e.apiError = v.Bool()
+		case "message":
+			e.message = v
+		case "attachment":
+			e.attachment = v
+		}
+		return true
+	})
+	return e, true
+}
+
+// entry is the part of a transcript line that cairn looks at.
+type entry struct {
+	typ, subtype   string
+	timestamp      string
+	sidechain      bool
+	meta           bool
+	compactSummary bool
+	transcriptOnly bool
+	apiError       bool
+	message        gjson.Result
+	attachment     gjson.Result
+}
+
+// kind is the line's type; for a long line cut before its "type" field (assistant lines write
+// it after the message), the message's role stands in.
+func (e entry) kind() string {
+	if e.typ != "" {
+		return e.typ
+	}
+	return e.message.Get("role").Str
+}
+
+func (e entry) msg(path string) gjson.Result { return e.message.Get(path) }
+
+func (e entry) synthetic() bool {
+	return e.apiError || e.msg("model").Str == "<synthetic>"
+}
+
+func (e entry) isBoundary() bool {
+	k := e.kind()
+	return k == "system" && e.subtype == "compact_boundary" || k == "user" && e.compactSummary
+}
+
+func (e entry) isPrompt() bool {
+	_, ok := e.prompt()
+	return ok
+}
+
+// prompt returns the text the user typed on this line, if it is such a line.
+func (e entry) prompt() (string, bool) {
+	if e.kind() != "user" || e.sidechain || e.meta || e.compactSummary || e.transcriptOnly {
+		return "", false
+	}
+	content := e.msg("content")
+	var text string
+	switch {
+	case content.Type == gjson.String:
+		text = content.String()
+	case content.IsArray():
+		var texts []string
+		tool := false
+		content.ForEach(func(_, b gjson.Result) bool {
+			switch b.Get("type").Str {
+			case "tool_result":
+				tool = true
+				return false
+			case "text":
+				// IDE integrations add blocks such as <ide_opened_file> beside the prompt.
+				if t := b.Get("text").String(); !isHarnessText(t) {
+					texts = append(texts, t)
+				}
+			}
+			return true
+		})
+		if tool || len(texts) == 0 {
+			return "", false
+		}
+		text = strings.Join(texts, "\n")
+	default:
+		return "", false
+	}
+	if strings.TrimSpace(text) == "" || isHarnessText(text) {
+		return "", false
+	}
+	return text, true
+}
+
+// harnessPrefixes start user-line text that Claude Code writes, not the user: slash-command
+// invocations and their output, shell-mode (!) input and output, background task notices,
+// reminders, IDE context, and interruption markers. In an array of text blocks, such blocks
+// are dropped and the others kept. A typed prompt that happens to start with one of these
+// tags is skipped too; that is the price of a deterministic rule.
+var harnessPrefixes = []string{
+	"<command-name>", "<command-message>", "<command-args>",
+	"<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>",
+	"<bash-input>", "<bash-stdout>", "<bash-stderr>",
+	"<task-notification>", "<system-reminder>", "<user-memory-input>",
+	"<ide_opened_file>", "<ide_selection>", "<ide_diagnostics>",
+	"[Request interrupted by user",
+	"Caveat: The messages below were generated by the user while running local commands",
+}
+
+func isHarnessText(text string) bool {
+	t := strings.TrimLeft(text, " \t\r\n")
+	for _, p := range harnessPrefixes {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
