@@ -1,0 +1,119 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestRedact(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		// Provider keys.
+		{"key sk-ant-api03-AbCdEf0123456789_-AbCdEf0123456789 here", "key [REDACTED] here"},
+		{"OPENAI=sk-proj-abcdefghijklmnop0123456789", "OPENAI=[REDACTED]"},
+		{"sk-abcdefghijklmnopqrstuvwx", "[REDACTED]"},
+		{"use ghp_0123456789abcdefghijABCDEFGHIJ0123 to push", "use [REDACTED] to push"},
+		{"gho_0123456789abcdefghij0123 ghs_0123456789abcdefghij0123 ghu_0123456789abcdefghij0123", "[REDACTED] [REDACTED] [REDACTED]"},
+		{"github_pat_11ABCDEFG0123456789_abcdefghijklmnop", "[REDACTED]"},
+		{"glpat-xxxxxxxxxxxxxxxxxxxx0", "[REDACTED]"},
+		{"slack xoxb-1234567890-abcdefghij and xoxp-1234-5678-abcdef", "slack [REDACTED] and [REDACTED]"},
+		{"id AKIAIOSFODNN7EXAMPLE ok", "id [REDACTED] ok"},
+		{"ASIAY34FZKBOKMUTVV7A", "[REDACTED]"},
+		{"aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "aws_secret_access_key=[REDACTED]"},
+		{"AWS_SECRET_ACCESS_KEY = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "AWS_SECRET_ACCESS_KEY = [REDACTED]"},
+		{"jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U end", "jwt [REDACTED] end"},
+		// Bearer keeps the scheme.
+		{"Authorization: Bearer abcdef0123456789ABCDEF.xyz", "Authorization: Bearer [REDACTED]"},
+		{"curl -H 'authorization: bearer abcdefghijklmnop1234'", "curl -H 'authorization: bearer [REDACTED]'"},
+		// Pairs keep the key and the quotes.
+		{"password=hunter2", "password=[REDACTED]"},
+		{"DB_PASSWORD=s3cr3t! and more", "DB_PASSWORD=[REDACTED] and more"},
+		{"passwd: Tr0ub4dor", "passwd: [REDACTED]"},
+		{`{"api_key": "abc123def456", "name": "x"}`, `{"api_key": "[REDACTED]", "name": "x"}`},
+		{"client_secret='shh-its-1'", "client_secret='[REDACTED]'"},
+		{"token := abc.def.ghi", "token := [REDACTED]"},
+		{"export GITHUB_TOKEN=abc123; echo", "export GITHUB_TOKEN=[REDACTED]; echo"},
+		{"secret_key=abc, next", "secret_key=[REDACTED], next"},
+		{"apiKey: AbC123", "apiKey: [REDACTED]"},
+		// Private keys, whole or cut short.
+		{"before\n-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\nabc\n-----END RSA PRIVATE KEY-----\nafter", "before\n[REDACTED]\nafter"},
+		{"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA", "[REDACTED]"},
+		{"-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY----- and -----BEGIN EC PRIVATE KEY-----\ny\n-----END EC PRIVATE KEY-----", "[REDACTED] and [REDACTED]"},
+	} {
+		if got := Redact(tc.in); got != tc.want {
+			t.Errorf("Redact(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// Ordinary text, including the words the rules look for, comes back unchanged.
+func TestRedactLeavesOrdinaryText(t *testing.T) {
+	for _, in := range []string{
+		"",
+		"Let's come back to the caching idea later.",
+		"the password is stored in the vault",
+		"reset the password: users forget it",
+		"the token: expired yesterday",
+		"we use sk-learn and scikit-learn",
+		"ask-anything-here-please-with-many-words",
+		"task-0123456789abcdefghijklmnop",
+		"tokens=3 tokenizer=bert max_tokens: 4096",
+		"the secretary has the keys",
+		"export PASSWORD=$DB_PASSWORD",
+		"password=",
+		"ghp_short",
+		"AKIA is a prefix",
+		"a public key -----BEGIN PUBLIC KEY----- is fine",
+		"Bearer short",
+		"bearer of bad news is here today",
+		"api_key=[REDACTED]",
+		"ünïcödé — «text» with ? and emoji 🎉",
+	} {
+		if got := Redact(in); got != in {
+			t.Errorf("Redact(%q) = %q, want it unchanged", in, got)
+		}
+	}
+}
+
+func TestRedactIdempotent(t *testing.T) {
+	in := "password=hunter2 sk-ant-api03-AbCdEf0123456789_-AbCdEf0123456789 Bearer abcdefghijklmnop1234"
+	once := Redact(in)
+	if twice := Redact(once); twice != once {
+		t.Fatalf("not idempotent: %q then %q", once, twice)
+	}
+}
+
+func BenchmarkRedactClean(b *testing.B) {
+	s := strings.Repeat("Please refactor the parser and add tests for the edge cases. ", 20)
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		Redact(s)
+	}
+}
+
+func BenchmarkRedactSecrets(b *testing.B) {
+	s := strings.Repeat("Use token=abc123 and ghp_0123456789abcdefghijABCDEFGHIJ0123 please. ", 20)
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		Redact(s)
+	}
+}
+
+func FuzzRedact(f *testing.F) {
+	f.Add("password=hunter2 sk-ant-api03-AbCdEf0123456789_-AbCdEf0123456789")
+	f.Add("-----BEGIN RSA PRIVATE KEY-----\nabc")
+	f.Fuzz(func(t *testing.T, s string) {
+		once := Redact(s)
+		if Redact(once) != once {
+			t.Fatalf("not idempotent on %q: %q", s, once)
+		}
+	})
+}
+
+// Every expression compiles (they are compiled lazily, so a typo would only show on first use).
+func TestRulesCompile(t *testing.T) {
+	for _, r := range rules {
+		if r.re() == nil {
+			t.Fatal("nil regexp")
+		}
+	}
+}
