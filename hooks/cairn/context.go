@@ -1,0 +1,400 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cairn-hooks/cairn/pkg/checkpoint"
+	"github.com/cairn-hooks/cairn/pkg/project"
+	"github.com/cairn-hooks/cairn/pkg/registry"
+)
+
+func init() {
+	register("context", "save", command{"[title] [--summary …] [--decisions …] [--remaining …] [--notes …] [--status S]",
+		"save the working context as a new checkpoint; without section flags, the sections are read as markdown from stdin (### Summary, ### Decisions Made, ### Remaining Work, ### Notes; plain text is the summary)", contextSave})
+	register("context", "list", command{"[--all] [--json]",
+		"list the saved contexts of the current branch (--all: of every branch), newest first; # numbers count over all branches", contextList})
+	register("context", "restore", command{"[fragment|number]",
+		"show the newest saved context of any branch, or the one whose name contains fragment, or number N of cairn context list --all", contextRestore})
+}
+
+// The seed's rules and sentences (seed 002).
+const (
+	ruleLine        = "════════════════════════════════════════"
+	noContexts      = "No saved contexts yet. Run /context-save to save your current working state."
+	noContextsYet   = "No saved contexts yet. Run /context-save first to save your current working state, then /context-restore will find it."
+	restoreLater    = "Restore later with /context-restore."
+	listOnSaveSide  = "Use cairn context list — listing lives on the save side."
+	restoreNotSave  = "use cairn context restore: save and restore are separate commands"
+	defaultBranch   = "main" // seed 002: `git branch --show-current || echo main`
+	maxStdinSection = 1 << 20
+)
+
+// statusRe keeps --status a single word that the list table can show.
+var statusRe = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,31}$`)
+
+// contextBranch is the branch checkpoints are saved on and listed for.
+func contextBranch(root string) string {
+	if b := project.Branch(root); b != "" {
+		return b
+	}
+	return defaultBranch
+}
+
+// contextSession is the session the CLI serves (SPEC §7), or "".
+func contextSession(c *CLI, root string) (registry.Registry, string) {
+	files, _ := c.Files()
+	reg := registry.New(files, root)
+	sid, _ := reg.Current(c.Env.Get("CLAUDE_CODE_SESSION_ID"))
+	return reg, sid
+}
+
+func contextSave(ctx context.Context, c *CLI, args []string) error {
+	fs := flag.NewFlagSet("context save", flag.ContinueOnError)
+	var sec checkpoint.Sections
+	fs.StringVar(&sec.Summary, "summary", "", "what is being worked on and how far it got")
+	fs.StringVar(&sec.Decisions, "decisions", "", "decisions made, and why")
+	fs.StringVar(&sec.Remaining, "remaining", "", "the remaining work, in priority order")
+	fs.StringVar(&sec.Notes, "notes", "", "gotchas, blockers, open questions")
+	status := fs.String("status", checkpoint.StatusInProgress, "the checkpoint's status")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	title := strings.Join(pos, " ")
+	switch title {
+	case "list":
+		return contextList(ctx, c, nil)
+	case "resume", "restore":
+		return usagef(restoreNotSave)
+	}
+	if !statusRe.MatchString(*status) {
+		return usagef("--status %q: use lowercase letters, digits and '-' (at most 32)", *status)
+	}
+	flagged := false
+	fs.Visit(func(f *flag.Flag) { flagged = flagged || f.Name != "status" })
+	if !flagged {
+		text, err := readPiped(c.Stdin)
+		if err != nil {
+			return fmt.Errorf("reading the sections from stdin: %w", err)
+		}
+		var heading string
+		heading, sec = checkpoint.ParseMarkdown(text)
+		if title == "" {
+			title = heading
+		}
+	}
+	if sec == (checkpoint.Sections{}) {
+		fmt.Fprintln(c.Stderr, "cairn: warning: no sections given (flags or markdown on stdin); saving the branch and the modified files only")
+	}
+
+	root, err := c.Root()
+	if err != nil {
+		return err
+	}
+	files, err := c.Files()
+	if err != nil {
+		return err
+	}
+	now := c.Now()
+	e := checkpoint.Entry{Title: title, Status: *status, Branch: contextBranch(root), Time: now, Sections: sec}
+	modified, err := checkpoint.ModifiedFiles(ctx, root)
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "cairn: warning: files_modified left empty: %v\n", err)
+	}
+	e.Files = modified
+	reg, sid := contextSession(c, root)
+	if sid != "" {
+		if started, ok := reg.Started(sid); ok && !now.Before(started) {
+			e.Duration, e.HasDuration = now.Sub(started), true
+		}
+	}
+	saved, err := checkpoint.Save(files, root, e)
+	if err != nil {
+		return err
+	}
+
+	n := min(len(modified), checkpoint.MaxFiles)
+	mod := fmt.Sprintf("%d files", n)
+	if len(modified) > n {
+		mod += fmt.Sprintf(" (of %d; the rest not recorded)", len(modified))
+	}
+	dur := "unknown"
+	if e.HasDuration {
+		dur = checkpoint.FormatDuration(e.Duration)
+	}
+	fmt.Fprintf(c.Stdout, "CONTEXT SAVED\n%s\nTitle:    %s\nBranch:   %s\nFile:     %s\nModified: %s\nDuration: %s\n%s\n\n%s\n",
+		ruleLine, checkpoint.DisplayTitle(title), e.Branch, saved.Rel, mod, dur, ruleLine, restoreLater)
+	return nil
+}
+
+// stdinWait is how long save waits for stdin to start delivering: the Bash tool may hand the
+// CLI a stdin that is open but never written to, which must not stall a save with flags.
+const stdinWait = 2 * time.Second
+
+// readPiped returns what is piped on stdin: nothing when stdin is a terminal or a device such as
+// /dev/null, or when nothing arrives within stdinWait; at most 1 MiB.
+func readPiped(r io.Reader) (string, error) {
+	if r == nil {
+		return "", nil
+	}
+	if f, ok := r.(*os.File); ok {
+		fi, err := f.Stat()
+		if err != nil || fi.Mode()&os.ModeCharDevice != 0 {
+			return "", nil
+		}
+	}
+	cr := &countingReader{r: io.LimitReader(r, maxStdinSection+1)}
+	type result struct {
+		data []byte
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		b, err := io.ReadAll(cr)
+		done <- result{b, err}
+	}()
+	timer := time.NewTimer(stdinWait)
+	defer timer.Stop()
+	select {
+	case res := <-done:
+		if res.err != nil {
+			return "", res.err
+		}
+		if len(res.data) > maxStdinSection {
+			return "", errors.New("more than 1 MiB")
+		}
+		return string(res.data), nil
+	case <-timer.C:
+		if cr.n.Load() == 0 {
+			return "", nil // open but silent: no sections on stdin
+		}
+		res := <-done // data is flowing: read it to the end
+		if res.err != nil {
+			return "", res.err
+		}
+		if len(res.data) > maxStdinSection {
+			return "", errors.New("more than 1 MiB")
+		}
+		return string(res.data), nil
+	}
+}
+
+type countingReader struct {
+	r io.Reader
+	n atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+func contextList(ctx context.Context, c *CLI, args []string) error {
+	fs := flag.NewFlagSet("context list", flag.ContinueOnError)
+	all := fs.Bool("all", false, "list every branch, with a Branch column")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("cairn context list [--all] [--json]")
+	}
+	root, err := c.Root()
+	if err != nil {
+		return err
+	}
+	branch := contextBranch(root)
+	filter := branch
+	if *all {
+		filter = ""
+	}
+	rows, err := checkpoint.List(root, filter)
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "cairn: warning: %v\n", err)
+	}
+	if *asJSON {
+		type row struct {
+			N         int      `json:"n"`
+			File      string   `json:"file"`
+			Date      string   `json:"date"`
+			Title     string   `json:"title"`
+			Branch    string   `json:"branch"`
+			Status    string   `json:"status"`
+			Timestamp string   `json:"timestamp,omitempty"`
+			Files     []string `json:"files_modified"`
+		}
+		out := []row{}
+		for _, r := range rows {
+			files := r.Files
+			if files == nil {
+				files = []string{}
+			}
+			out = append(out, row{r.N, relTo(root, r.Path), r.Saved.Format("2006-01-02"), r.Title, r.Branch, r.Status, r.Timestamp, files})
+		}
+		b, _ := json.MarshalIndent(out, "", "  ")
+		fmt.Fprintf(c.Stdout, "%s\n", b)
+		return nil
+	}
+	if len(rows) == 0 {
+		names, _ := checkpoint.Names(root)
+		if len(names) == 0 {
+			fmt.Fprintln(c.Stdout, noContexts)
+			return nil
+		}
+		fmt.Fprintf(c.Stdout, "No saved contexts on branch %s. %d on other branches: cairn context list --all\n", branch, len(names))
+		return nil
+	}
+	cols := []string{"#", "Date", "Title"}
+	widths := []int{1, 10, 23}
+	if *all {
+		cols, widths = append(cols, "Branch"), append(widths, 18)
+	}
+	cols, widths = append(cols, "Status"), append(widths, 11)
+	var cells [][]string
+	for _, r := range rows {
+		status := r.Status
+		if status == "" {
+			status = "unknown"
+		}
+		line := []string{fmt.Sprint(r.N), r.Saved.Format("2006-01-02"), r.Title}
+		if *all {
+			line = append(line, orNone(r.Branch))
+		}
+		cells = append(cells, append(line, status))
+	}
+	for _, line := range cells {
+		for i, v := range line {
+			widths[i] = max(widths[i], utf8.RuneCountInString(v))
+		}
+	}
+	if *all {
+		fmt.Fprintf(c.Stdout, "SAVED CONTEXTS (all branches)\n%s\n", ruleLine)
+	} else {
+		fmt.Fprintf(c.Stdout, "SAVED CONTEXTS (%s branch)\n%s\n", branch, ruleLine)
+	}
+	dashes := make([]string, len(cols))
+	for i, w := range widths {
+		dashes[i] = strings.Repeat("─", w)
+	}
+	fmt.Fprintln(c.Stdout, tableRow(cols, widths))
+	fmt.Fprintln(c.Stdout, tableRow(dashes, widths))
+	for _, line := range cells {
+		fmt.Fprintln(c.Stdout, tableRow(line, widths))
+	}
+	fmt.Fprintln(c.Stdout, ruleLine)
+	return nil
+}
+
+// tableRow pads every cell but the last to its column's width, two spaces apart.
+func tableRow(cells []string, widths []int) string {
+	var b strings.Builder
+	for i, v := range cells {
+		if i == len(cells)-1 {
+			b.WriteString(v)
+			break
+		}
+		b.WriteString(v + strings.Repeat(" ", widths[i]-utf8.RuneCountInString(v)+2))
+	}
+	return b.String()
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+func relTo(root, path string) string {
+	if r, ok := strings.CutPrefix(path, root+string(os.PathSeparator)); ok {
+		return strings.ReplaceAll(r, string(os.PathSeparator), "/")
+	}
+	return path
+}
+
+func contextRestore(ctx context.Context, c *CLI, args []string) error {
+	fs := flag.NewFlagSet("context restore", flag.ContinueOnError)
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	which := strings.Join(pos, " ")
+	if which == "list" {
+		fmt.Fprintln(c.Stdout, listOnSaveSide)
+		return nil
+	}
+	root, err := c.Root()
+	if err != nil {
+		return err
+	}
+	sel, err := checkpoint.Select(root, which)
+	if errors.Is(err, checkpoint.ErrNone) {
+		fmt.Fprintln(c.Stdout, noContextsYet)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%w; hint: cairn context list --all shows them all", err)
+	}
+	cp := sel.Checkpoint
+	now := c.Now()
+	title := cp.Heading
+	if title == "" {
+		title = cp.Title
+	}
+	saved := cp.Timestamp
+	switch {
+	case !cp.Time.IsZero():
+		saved = cp.Time.Format("2006-01-02 15:04 -07:00") + " (" + registry.Ago(now, cp.Time) + ")"
+	case saved == "":
+		saved = cp.Saved.Format("2006-01-02 15:04")
+	}
+	w := c.Stdout
+	fmt.Fprintf(w, "RESUMING CONTEXT\n%s\n", ruleLine)
+	fmt.Fprintf(w, "Title:       %s\n", title)
+	fmt.Fprintf(w, "Branch:      %s\n", orNone(cp.Branch))
+	fmt.Fprintf(w, "Saved:       %s\n", saved)
+	if cp.HasDuration {
+		fmt.Fprintf(w, "Duration:    Last session was %s\n", checkpoint.FormatDuration(cp.Duration))
+	}
+	status := cp.Status
+	if status == "" {
+		status = "unknown"
+	}
+	fmt.Fprintf(w, "Status:      %s\n%s\n", status, ruleLine)
+	for _, s := range []struct{ heading, text string }{
+		{"Summary", cp.Summary}, {"Remaining Work", cp.Remaining}, {"Notes", cp.Notes},
+	} {
+		text := s.text
+		if text == "" {
+			text = "(none)"
+		}
+		fmt.Fprintf(w, "\n### %s\n%s\n", s.heading, text)
+	}
+	if sel.Matches > 1 {
+		fmt.Fprintf(w, "\n%d saved contexts match %q; this is the newest. Pick another by its number: cairn context list --all\n", sel.Matches, which)
+	}
+	if cur := contextBranch(root); cp.Branch != "" && cp.Branch != cur {
+		fmt.Fprintf(w, "\nThis context was saved on branch %s. You are currently on %s. You may want to switch branches before continuing.\n", cp.Branch, cur)
+	}
+	for _, m := range checkpoint.Memory(root) {
+		fmt.Fprintf(w, "\n--- %s ---\n", m.Label)
+		for _, l := range m.Lines {
+			fmt.Fprintln(w, l)
+		}
+	}
+	fmt.Fprintf(w, "\nFull file: %s\n", relTo(root, cp.Path))
+	return nil
+}

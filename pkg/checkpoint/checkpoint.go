@@ -1,0 +1,366 @@
+// Package checkpoint reads and writes saved working contexts (seed 002's /context-save and
+// /context-restore): one markdown file per save under
+// memory/projects/<basename(root)>/checkpoints/, named YYYYMMDD-HHMMSS-<title>.md, with a YAML
+// frontmatter (status, branch, timestamp, session_duration_s, files_modified) and four sections.
+//
+// Checkpoints are append-only: a save never overwrites or deletes a file. Their canonical order
+// is the filename's timestamp prefix, never the file's mtime, which copies and rsync do not keep.
+// The package also writes the automatic checkpoint the PreCompact hook takes before every
+// compaction (see Auto) and the memory files next to the checkpoints (memory/timeline.jsonl).
+package checkpoint
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/cairn-hooks/cairn/pkg/safefile"
+)
+
+// Statuses cairn writes. A save may carry any other [a-z0-9-] status (--status).
+const (
+	StatusInProgress = "in-progress"
+	StatusAuto       = "auto" // written by the PreCompact hook, not by a person
+)
+
+// maxTitle is seed 002's `cut -c1-60` on the sanitised title.
+const maxTitle = 60
+
+// maxDisplayTitle bounds the title as written in the "## Working on:" heading.
+const maxDisplayTitle = 200
+
+// maxFiles bounds files_modified: a tree full of untracked build output must not make a
+// checkpoint megabytes long. The count beyond it is reported by Save's caller, not recorded.
+const maxFiles = 200
+
+// Untitled is the title of a checkpoint saved without one (SPEC §2).
+const Untitled = "untitled"
+
+// timestampLayout is ISO-8601 with a numeric offset, as seed 002 writes it
+// (2026-04-18T14:30:00-07:00); Go's RFC3339 would write "Z" for UTC.
+const timestampLayout = "2006-01-02T15:04:05-07:00"
+
+// nameLayout is the filename prefix: seed 002's `date +%Y%m%d-%H%M%S`, local time.
+const nameLayout = "20060102-150405"
+
+// Dir returns the checkpoint directory of the project at root.
+func Dir(root string) string {
+	return filepath.Join(root, "memory", "projects", filepath.Base(root), "checkpoints")
+}
+
+// SanitizeTitle turns a title into the part of a checkpoint filename after the timestamp, as
+// SPEC §2 and seed 002's pipeline do: A-Z are lowercased, every whitespace character becomes '-'
+// and runs of '-' are squeezed to one (seed 002's `tr -s ' \t' '-'`, which also squeezes dashes
+// that were already there), then everything but a-z, 0-9, '.' and '-' is dropped and the result
+// is cut to 60 bytes. An empty result is "untitled". Seed 002 treats only space and tab as
+// whitespace; SPEC says whitespace, so newlines and other Unicode spaces count too.
+func SanitizeTitle(title string) string {
+	var b strings.Builder
+	lastDash := false
+	for _, r := range title {
+		if unicode.IsSpace(r) {
+			r = '-'
+		}
+		if r == '-' {
+			if lastDash {
+				continue
+			}
+			lastDash = true
+			b.WriteByte('-')
+			continue
+		}
+		lastDash = false
+		b.WriteRune(r)
+	}
+	var out []byte
+	for _, c := range []byte(b.String()) {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '-' {
+			out = append(out, c)
+		}
+		if len(out) == maxTitle {
+			break
+		}
+	}
+	if len(out) == 0 {
+		return Untitled
+	}
+	return string(out)
+}
+
+// DisplayTitle is the title as the "## Working on:" heading shows it: one line (control
+// characters dropped, whitespace runs made one space), at most 200 characters, "untitled" when
+// empty. Unlike the filename it keeps case, Unicode and punctuation.
+func DisplayTitle(title string) string {
+	s := oneLine(title)
+	if utf8.RuneCountInString(s) > maxDisplayTitle {
+		s = string([]rune(s)[:maxDisplayTitle-1]) + "…"
+	}
+	if s == "" {
+		return Untitled
+	}
+	return s
+}
+
+func oneLine(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) && !unicode.IsSpace(r) {
+			return -1
+		}
+		return r
+	}, s)
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// Sections are the four parts of a checkpoint's body, as markdown.
+type Sections struct {
+	Summary   string
+	Decisions string
+	Remaining string
+	Notes     string
+}
+
+// Entry is what Save writes.
+type Entry struct {
+	Title       string        // as given; sanitised for the filename, one-lined for the heading
+	Status      string        // "" means in-progress
+	Branch      string        // the branch the work is on
+	Time        time.Time     // names the file (local time) and fills timestamp
+	Duration    time.Duration // session duration, written when HasDuration
+	HasDuration bool
+	Files       []string // files_modified, relative to the root; at most 200 are written
+	Event       string   // the compaction an automatic checkpoint was taken for (see Auto)
+	Sections
+}
+
+// headings are the body's section headings, in file order; Parse finds them again.
+var headings = [4]string{"Summary", "Decisions Made", "Remaining Work", "Notes"}
+
+const workingOn = "## Working on: "
+
+// Render returns the file content for e. The same entry always renders to the same bytes.
+func Render(e Entry) []byte {
+	var b bytes.Buffer
+	b.WriteString("---\n")
+	status := e.Status
+	if status == "" {
+		status = StatusInProgress
+	}
+	fmt.Fprintf(&b, "status: %s\n", yamlScalar(status))
+	fmt.Fprintf(&b, "branch: %s\n", yamlScalar(e.Branch))
+	fmt.Fprintf(&b, "timestamp: %s\n", e.Time.Format(timestampLayout))
+	if e.HasDuration {
+		fmt.Fprintf(&b, "session_duration_s: %d\n", int64(max(e.Duration, 0)/time.Second))
+	}
+	if e.Event != "" {
+		fmt.Fprintf(&b, "event: %s\n", yamlScalar(e.Event))
+	}
+	files := e.Files
+	if len(files) > maxFiles {
+		files = files[:maxFiles]
+	}
+	if len(files) == 0 {
+		b.WriteString("files_modified: []\n")
+	} else {
+		b.WriteString("files_modified:\n")
+		for _, f := range files {
+			fmt.Fprintf(&b, "  - %s\n", yamlScalar(f))
+		}
+	}
+	b.WriteString("---\n\n")
+	b.WriteString(workingOn + DisplayTitle(e.Title) + "\n")
+	for i, body := range [4]string{e.Summary, e.Decisions, e.Remaining, e.Notes} {
+		fmt.Fprintf(&b, "\n### %s\n\n", headings[i])
+		if body = neutralize(body); body != "" {
+			b.WriteString(body + "\n")
+		}
+	}
+	return b.Bytes()
+}
+
+// plainScalar is what YAML reads back as the same string without quotes.
+var plainScalar = regexp.MustCompile(`^[A-Za-z/][A-Za-z0-9_./+-]*$`)
+
+// yamlScalar writes s plain when YAML reads it back unchanged, else as a double-quoted scalar
+// (a JSON string is a valid one), so that a branch or a path can never forge a key.
+func yamlScalar(s string) string {
+	switch strings.ToLower(s) {
+	case "", "y", "n", "yes", "no", "on", "off", "true", "false", "null", "~", ".inf", ".nan":
+		q, _ := json.Marshal(s)
+		return string(q)
+	}
+	if plainScalar.MatchString(s) {
+		return s
+	}
+	q, _ := json.Marshal(strings.ToValidUTF8(s, "\uFFFD"))
+	return string(q)
+}
+
+// neutralize keeps section text from forging the file's structure: a line that would read as one
+// of the checkpoint's own headings is escaped with a backslash, which markdown renders as the
+// text it was; a line that already starts with backslashes before such a heading gets one more,
+// so that Parse, which removes one, gives back exactly what was written. CRLF becomes LF and
+// the text is trimmed as Parse trims it.
+func neutralize(s string) string {
+	s = trimSection(strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\r\n", "\n"))
+	if s == "" {
+		return ""
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if isStructural(strings.TrimLeft(l, `\`)) {
+			lines[i] = `\` + l
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// trimSection drops the blank lines around a section's text and the blanks at its end.
+func trimSection(s string) string {
+	return strings.TrimRight(strings.TrimLeft(s, "\r\n"), " \t\r\n")
+}
+
+// isStructural reports whether line would be read as the "## Working on:" line or as a section
+// heading.
+func isStructural(line string) bool {
+	if strings.HasPrefix(line, strings.TrimSpace(workingOn)) {
+		return true
+	}
+	_, known := sectionHeading(line)
+	return known
+}
+
+// sectionHeading reads a line as a section heading: "### X" (what cairn writes) or "## X" (what a
+// hand edit may have), where X is one of the four sections.
+func sectionHeading(line string) (int, bool) {
+	h, ok := strings.CutPrefix(line, "### ")
+	if !ok {
+		if h, ok = strings.CutPrefix(line, "## "); !ok {
+			return 0, false
+		}
+	}
+	return sectionIndex(h)
+}
+
+// sectionIndex maps a "### " heading's text to its section, case-insensitively, accepting the
+// short forms people type ("Decisions", "Remaining", "Next steps").
+func sectionIndex(h string) (int, bool) {
+	switch strings.ToLower(strings.TrimSpace(h)) {
+	case "summary":
+		return 0, true
+	case "decisions made", "decisions":
+		return 1, true
+	case "remaining work", "remaining", "next steps", "next":
+		return 2, true
+	case "notes":
+		return 3, true
+	}
+	return 0, false
+}
+
+// Saved names a checkpoint that Save or Auto wrote.
+type Saved struct {
+	Path  string // absolute
+	Rel   string // relative to the root, with forward slashes
+	Title string // the sanitised title, as in the filename (without a collision suffix)
+}
+
+// errExists makes Save try another name.
+var errExists = errors.New("checkpoint exists")
+
+// maxAttempts bounds the collision suffixes Save tries: with 36^4 suffixes, needing more than a
+// handful means something other than chance is wrong.
+const maxAttempts = 16
+
+// Save writes e as a new checkpoint and returns where. The file is
+// <Dir(root)>/YYYYMMDD-HHMMSS-<SanitizeTitle(title)>.md; when that name exists already (two
+// saves in the same second with the same title) a random 4-character [a-z0-9] suffix is added,
+// as seed 002 does. The existence check and the write happen under the file's lock, so a
+// concurrent save can never be overwritten: the file is created or another name is tried.
+func Save(files safefile.Writer, root string, e Entry) (Saved, error) {
+	slug := SanitizeTitle(e.Title)
+	if e.Title == "" {
+		e.Title = slug
+	}
+	content := Render(e)
+	base := e.Time.Format(nameLayout) + "-" + slug
+	dir := Dir(root)
+	name := base + ".md"
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		if attempt > 0 {
+			name = base + "-" + randomSuffix() + ".md"
+		}
+		path := filepath.Join(dir, name)
+		_, err := files.Update(path, checkpointPerm, func(_ []byte, exists bool) ([]byte, error) {
+			if exists {
+				return nil, errExists
+			}
+			return content, nil
+		})
+		if errors.Is(err, errExists) {
+			continue
+		}
+		if err != nil {
+			return Saved{}, err
+		}
+		return Saved{Path: path, Rel: rel(root, path), Title: slug}, nil
+	}
+	return Saved{}, fmt.Errorf("%s: %d names taken in a row; not saving", rel(root, filepath.Join(dir, base+".md")), maxAttempts)
+}
+
+func randomSuffix() string {
+	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+	b := make([]byte, 4)
+	for i := range b {
+		b[i] = alphabet[rand.IntN(len(alphabet))]
+	}
+	return string(b)
+}
+
+func rel(root, path string) string {
+	r, err := filepath.Rel(root, path)
+	if err != nil {
+		return path
+	}
+	return filepath.ToSlash(r)
+}
+
+// checkpointPerm is the mode of a checkpoint: people read and commit them.
+const checkpointPerm fs.FileMode = 0o644
+
+// FormatDuration writes a session duration as the CONTEXT SAVED and RESUMING CONTEXT blocks show
+// it: "45s", "12m", "1h 23m".
+func FormatDuration(d time.Duration) string {
+	d = d.Truncate(time.Second)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d/time.Second))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d/time.Minute))
+	}
+	return fmt.Sprintf("%dh %dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
+}
+
+// ParseMarkdown reads sections given as markdown (cairn context save reads them from stdin):
+// "### Summary", "### Decisions Made", "### Remaining Work" and "### Notes" headings ("##" works
+// too, as do the short names "Decisions", "Remaining", "Next steps"), in any order; text before
+// the first heading, or plain text without any, is the summary. A "## Working on: <title>" line
+// gives a title.
+func ParseMarkdown(text string) (title string, s Sections) {
+	return parseBody([]byte(text))
+}
+
+// MaxFiles is how many files_modified entries a checkpoint records.
+const MaxFiles = maxFiles

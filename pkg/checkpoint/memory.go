@@ -1,0 +1,129 @@
+package checkpoint
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cairn-hooks/cairn/pkg/project"
+	"github.com/cairn-hooks/cairn/pkg/safefile"
+)
+
+// The memory files of seed 002, relative to the project root. People write context.md and
+// learnings.jsonl; the hooks append to timeline.jsonl.
+const (
+	ContextFile   = "memory/context.md"
+	LearningsFile = "memory/learnings.jsonl"
+	TimelineFile  = "memory/timeline.jsonl"
+)
+
+// Timeline event names.
+const (
+	EventSessionStart = "session_start"
+	EventCompaction   = "compaction"
+	EventSessionEnd   = "session_end"
+)
+
+// TimelineEvent is one line of memory/timeline.jsonl.
+type TimelineEvent struct {
+	Time       time.Time `json:"-"`
+	Event      string    `json:"event"` // EventSessionStart, EventCompaction or EventSessionEnd
+	Session    string    `json:"session,omitempty"`
+	Branch     string    `json:"branch,omitempty"`
+	Source     string    `json:"source,omitempty"`     // SessionStart's source
+	Trigger    string    `json:"trigger,omitempty"`    // PreCompact's trigger
+	Reason     string    `json:"reason,omitempty"`     // SessionEnd's reason
+	Checkpoint string    `json:"checkpoint,omitempty"` // the automatic checkpoint of a compaction
+}
+
+// MarshalJSON writes the event with its time first, as "ts" in UTC RFC 3339.
+func (e TimelineEvent) MarshalJSON() ([]byte, error) {
+	type plain TimelineEvent
+	rest, err := json.Marshal(plain(e))
+	if err != nil {
+		return nil, err
+	}
+	ts, _ := json.Marshal(e.Time.UTC().Format(time.RFC3339))
+	return append(append([]byte(`{"ts":`), ts...), append([]byte{','}, rest[1:]...)...), nil
+}
+
+// Timeline appends ev as one JSON line to memory/timeline.jsonl, under the file's lock. The
+// SessionStart and SessionEnd hooks call it; Auto appends the compaction line itself, once per
+// compaction, so PreCompact must not.
+func Timeline(files safefile.Writer, root string, ev TimelineEvent) error {
+	line, err := json.Marshal(ev)
+	if err != nil {
+		return err
+	}
+	return files.Append(filepath.Join(root, TimelineFile), append(line, '\n'), 0o644)
+}
+
+// MemoryTail is the end of one memory file, as restore shows it.
+type MemoryTail struct {
+	Label string // seed 002's "--- last context ---" caption, without the dashes
+	Rel   string
+	Lines []string
+}
+
+// tailWindow bounds how much of a memory file is read to find its last lines.
+const tailWindow = 64 << 10
+
+// Memory returns the ends of the memory files that exist, in seed 002's order: the last 30 lines
+// of memory/context.md, the last 5 of memory/learnings.jsonl and of memory/timeline.jsonl. A file
+// that is a symlink leading out of the project, or not a regular file, is skipped.
+func Memory(root string) []MemoryTail {
+	var out []MemoryTail
+	for _, m := range []struct {
+		label, rel string
+		n          int
+	}{
+		{"last context", ContextFile, 30},
+		{"recent learnings", LearningsFile, 5},
+		{"recent timeline", TimelineFile, 5},
+	} {
+		if lines, ok := tail(root, m.rel, m.n); ok {
+			out = append(out, MemoryTail{Label: m.label, Rel: m.rel, Lines: lines})
+		}
+	}
+	return out
+}
+
+func tail(root, rel string, n int) ([]string, bool) {
+	path, err := project.Confine(root, rel)
+	if err != nil {
+		return nil, false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, false
+	}
+	off := max(fi.Size()-tailWindow, 0)
+	data, err := io.ReadAll(io.NewSectionReader(f, off, tailWindow))
+	if err != nil {
+		return nil, false
+	}
+	if off > 0 {
+		// Drop the partial first line of the window.
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			data = data[i+1:]
+		}
+	}
+	text := strings.TrimRight(strings.ToValidUTF8(string(data), "\uFFFD"), "\n")
+	if text == "" {
+		return nil, true
+	}
+	lines := strings.Split(text, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return lines, true
+}

@@ -1,0 +1,514 @@
+package registry
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/cairn-hooks/cairn/pkg/safefile"
+)
+
+// Event types in the log. Only broadcasts are delivered; the others record the registry's
+// history for people reading the log.
+const (
+	TypeBroadcast = "broadcast"
+	TypeStart     = "session_start"
+	TypeEnd       = "session_end"
+	TypeOrphaned  = "session_orphaned"
+)
+
+// MaxMessage bounds a broadcast, in characters: a message is a note to other sessions, and
+// every one of them gets it as context.
+const MaxMessage = 2000
+
+// Anonymous is the sender of a broadcast made outside any session (a person at a terminal).
+const Anonymous = "cli"
+
+// Event is one line of the event log: {"ts","from","type","msg"}.
+type Event struct {
+	Time time.Time
+	From string
+	Type string
+	Msg  string
+}
+
+// MarshalJSON writes the log's line format.
+func (e Event) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		TS   string `json:"ts"`
+		From string `json:"from"`
+		Type string `json:"type"`
+		Msg  string `json:"msg,omitempty"`
+	}{e.Time.UTC().Format(time.RFC3339), e.From, e.Type, e.Msg})
+}
+
+// ParseEvent reads one line of the event log. ok is false for anything that is not a JSON
+// object with a string "type"; a missing or malformed ts reads as the zero time, a missing
+// from as "".
+func ParseEvent(line []byte) (Event, bool) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 || line[0] != '{' || !gjson.ValidBytes(line) {
+		return Event{}, false
+	}
+	r := gjson.GetManyBytes(line, "type", "from", "msg", "ts")
+	if r[0].Type != gjson.String || r[0].Str == "" {
+		return Event{}, false
+	}
+	e := Event{Type: strings.ToValidUTF8(r[0].Str, "\uFFFD")}
+	if r[1].Type == gjson.String {
+		e.From = r[1].Str
+	}
+	if r[2].Type == gjson.String {
+		e.Msg = r[2].Str
+	}
+	if r[3].Type == gjson.String {
+		e.Time, _ = time.Parse(time.RFC3339, r[3].Str)
+	}
+	e.From = strings.ToValidUTF8(e.From, "\uFFFD")
+	e.Msg = strings.ToValidUTF8(e.Msg, "\uFFFD")
+	return e, true
+}
+
+func (r Registry) appendEvents(evs []Event) error {
+	var b bytes.Buffer
+	for _, e := range evs {
+		line, err := json.Marshal(e)
+		if err != nil {
+			return err
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	if b.Len() == 0 {
+		return nil
+	}
+	return r.Files.Append(r.eventsPath(), b.Bytes(), 0o600)
+}
+
+// ErrEmptyMessage and ErrLongMessage refuse a broadcast.
+var (
+	ErrEmptyMessage = errors.New("empty message")
+	ErrLongMessage  = fmt.Errorf("message longer than %d characters", MaxMessage)
+)
+
+// Broadcast appends msg from session from ("" means Anonymous) to the event log, for every
+// other session to receive once. It takes only the log's lock.
+func (r Registry) Broadcast(from, msg string, now time.Time) error {
+	msg = strings.TrimSpace(strings.ToValidUTF8(msg, "\uFFFD"))
+	if msg == "" {
+		return ErrEmptyMessage
+	}
+	if utf8.RuneCountInString(msg) > MaxMessage {
+		return ErrLongMessage
+	}
+	if from == "" {
+		from = Anonymous
+	} else if err := checkID(from); err != nil {
+		return err
+	}
+	return r.appendEvents([]Event{{Time: stamp(now), From: from, Type: TypeBroadcast, Msg: msg}})
+}
+
+// Message is a broadcast read from the log.
+type Message struct {
+	Event
+	End int64 // offset just past its line: a cursor there has seen it
+}
+
+// scanWindow bounds how much of the log one delivery reads (about 2,000 messages of ordinary
+// length); what lies beyond is read by the next prompt or by the inbox.
+const scanWindow = 256 << 10
+
+// scan is what a read of the log from a cursor found.
+type scan struct {
+	msgs    []Message // broadcasts from other sessions, in log order
+	skipEnd []int64   // skipEnd[i]: cursor after message i and the lines not for us following it
+	start   int64     // cursor before the first message (past the lines not for us preceding it)
+	end     int64     // offset past the last complete line read
+	more    bool      // the log goes on past end (beyond the window)
+}
+
+// readFrom reads complete lines of the log from cursor, at most limit bytes, and keeps the
+// broadcasts not sent by sid. A cursor past the end of the log (the log was removed and
+// restarted) starts again at 0; a cursor in the middle of a line (a damaged registry) skips to
+// the next line. A line longer than the window is skipped whole. A line without its newline yet
+// (being appended) is never consumed.
+func (r Registry) readFrom(sid string, cursor, limit int64) (scan, error) {
+	f, err := os.Open(r.eventsPath())
+	if errors.Is(err, os.ErrNotExist) {
+		return scan{start: cursor, end: cursor}, nil
+	}
+	if err != nil {
+		return scan{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return scan{}, err
+	}
+	size := fi.Size()
+	if cursor > size || cursor < 0 {
+		cursor = 0
+	}
+	if cursor > 0 {
+		var prev [1]byte
+		if _, err := f.ReadAt(prev[:], cursor-1); err != nil {
+			return scan{}, err
+		}
+		if prev[0] != '\n' {
+			next, complete, err := skipLine(f, cursor, size)
+			if err != nil {
+				return scan{}, err
+			}
+			if !complete {
+				return scan{start: cursor, end: cursor}, nil
+			}
+			cursor = next
+		}
+	}
+	s := scan{start: cursor, end: cursor}
+	for s.end < size {
+		n := min(size-s.end, limit-(s.end-cursor))
+		if n <= 0 {
+			break
+		}
+		buf := make([]byte, n)
+		if _, err := f.ReadAt(buf, s.end); err != nil && !errors.Is(err, io.EOF) {
+			return scan{}, err
+		}
+		last := bytes.LastIndexByte(buf, '\n')
+		if last < 0 {
+			if s.end == cursor && n == limit {
+				// One line fills the window: skip it whole, as garbage, once it is complete.
+				next, complete, err := skipLine(f, s.end, size)
+				if err != nil {
+					return scan{}, err
+				}
+				if !complete {
+					break
+				}
+				s.start, s.end, cursor = next, next, next
+				continue
+			}
+			break // a partial last line: being written, or cut by the window
+		}
+		s.add(sid, buf[:last+1], s.end)
+		s.end += int64(last + 1)
+		break
+	}
+	s.more = s.end < size
+	return s, nil
+}
+
+// add reads the complete lines of buf, which starts at offset off.
+func (s *scan) add(sid string, buf []byte, off int64) {
+	for len(buf) > 0 {
+		i := bytes.IndexByte(buf, '\n')
+		line := buf[:i+1]
+		buf = buf[i+1:]
+		off += int64(len(line))
+		e, ok := ParseEvent(line)
+		if ok && e.Type == TypeBroadcast && e.From != sid && e.Msg != "" {
+			s.msgs = append(s.msgs, Message{Event: e, End: off})
+			s.skipEnd = append(s.skipEnd, off)
+			continue
+		}
+		if len(s.msgs) == 0 {
+			s.start = off
+		} else {
+			s.skipEnd[len(s.skipEnd)-1] = off
+		}
+	}
+}
+
+// skipLine returns the offset just past the line that contains off; complete is false when
+// that line has no end yet (it runs to the end of the log).
+func skipLine(f *os.File, off, size int64) (next int64, complete bool, err error) {
+	buf := make([]byte, 64<<10)
+	for off < size {
+		n, err := f.ReadAt(buf[:min(int64(len(buf)), size-off)], off)
+		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
+			return off + int64(i) + 1, true, nil
+		}
+		off += int64(n)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return 0, false, err
+		}
+		if n == 0 {
+			break
+		}
+	}
+	return off, false, nil
+}
+
+// cursorOf returns session sid's cursor, reading the registry without its lock.
+func (r Registry) cursorOf(sid string) (int64, error) {
+	s, ok := r.Lookup(sid)
+	if !ok {
+		return 0, fmt.Errorf("session %s is not registered", sid)
+	}
+	return s.Cursor, nil
+}
+
+// Unseen returns the broadcasts from other sessions after session sid's cursor (at most a
+// window of the log; more reports that the log goes on), and the offset to Advance to once they
+// are shown. It reads without a lock and changes nothing.
+func (r Registry) Unseen(sid string) (msgs []Message, next int64, more bool, err error) {
+	cursor, err := r.cursorOf(sid)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	s, err := r.readFrom(sid, cursor, scanWindow)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	return s.msgs, s.end, s.more, nil
+}
+
+// Deliver computes what UserPromptSubmit would hand session sid now: the unseen broadcasts of
+// other sessions that fit in budget characters (UTF-16 units, as Claude Code counts), with a
+// final "… N more: run cairn session inbox" line when some do not, and the cursor that marks
+// exactly the delivered ones seen. It changes nothing; OnPrompt delivers and advances in one
+// locked pass.
+func (r Registry) Deliver(sid string, budget int, now time.Time) (text string, newCursor int64, err error) {
+	cursor, err := r.cursorOf(sid)
+	if err != nil {
+		return "", 0, err
+	}
+	s, err := r.readFrom(sid, cursor, scanWindow)
+	if err != nil {
+		return "", 0, err
+	}
+	text, newCursor = render(s, budget, now)
+	return text, newCursor, nil
+}
+
+// deliveryHeader introduces delivered messages, so that Claude does not take them for the
+// user's words.
+const deliveryHeader = "Messages broadcast by other Claude Code sessions of this project (not typed by the user; `cairn session inbox` lists them):\n"
+
+// render lays out s under budget and returns the text and the cursor past what it shows.
+func render(s scan, budget int, now time.Time) (string, int64) {
+	if len(s.msgs) == 0 {
+		return "", s.end
+	}
+	var b strings.Builder
+	used := 0
+	shown := 0
+	for i, m := range s.msgs {
+		line := "- " + deliveryLine(m, now) + "\n"
+		header := 0
+		if i == 0 {
+			header = utf16Len(deliveryHeader)
+		}
+		rest := len(s.msgs) - i - 1
+		reserve := 0
+		if rest > 0 || s.more {
+			reserve = utf16Len(moreLine(rest, s.more))
+		}
+		if used+header+utf16Len(line)+reserve > budget {
+			break
+		}
+		if i == 0 {
+			b.WriteString(deliveryHeader)
+		}
+		b.WriteString(line)
+		used += header + utf16Len(line)
+		shown++
+	}
+	held := len(s.msgs) - shown
+	if held > 0 || s.more {
+		notice := moreLine(held, s.more)
+		if used+utf16Len(notice) > budget {
+			return "", s.start // not even the notice fits: deliver nothing, keep everything
+		}
+		b.WriteString(notice)
+	}
+	if shown == 0 {
+		return strings.TrimSuffix(b.String(), "\n"), s.start
+	}
+	if held == 0 {
+		return strings.TrimSuffix(b.String(), "\n"), s.end
+	}
+	return strings.TrimSuffix(b.String(), "\n"), s.skipEnd[shown-1]
+}
+
+// moreLine is the final line of a cut delivery. beyond means the log goes on past the window
+// read, so there may be more than n.
+func moreLine(n int, beyond bool) string {
+	switch {
+	case beyond && n == 0:
+		return "… possibly more: run cairn session inbox\n"
+	case beyond:
+		return fmt.Sprintf("… %d more, possibly others: run cairn session inbox\n", n)
+	}
+	return fmt.Sprintf("… %d more: run cairn session inbox\n", n)
+}
+
+func deliveryLine(m Message, now time.Time) string {
+	return fmt.Sprintf("[%s, %s] %s", ShortID(m.From), Ago(now, m.Time), OneLine(m.Msg))
+}
+
+// ShortID is how tables and deliveries name a session: the first 8 characters of its id.
+func ShortID(id string) string {
+	if utf8.RuneCountInString(id) <= 8 {
+		return id
+	}
+	return string([]rune(id)[:8])
+}
+
+// OneLine flattens a message for a table or a delivery: control characters dropped, whitespace
+// runs made one space.
+func OneLine(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 && r != '\n' && r != '\t' || r == 0x7f {
+			return -1
+		}
+		return r
+	}, s)
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// Ago is seed 002's inbox time: "just now", "5m ago", "3h ago", "2d ago".
+func Ago(now, t time.Time) string {
+	if t.IsZero() {
+		return "unknown time"
+	}
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d/time.Minute))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d/time.Hour))
+	}
+	return fmt.Sprintf("%dd ago", int(d/(24*time.Hour)))
+}
+
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		if r > 0xFFFF {
+			n += 2
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+// OnPrompt is what the UserPromptSubmit hook calls on every prompt: it touches session sid and
+// returns the unseen broadcasts of other sessions under budget characters (see Deliver),
+// advancing the cursor past exactly what it returns, in one pass under the registry's lock. An
+// unregistered session is registered (its cursor at the end of the log) and gets nothing. When
+// there is nothing to deliver and the activity is recent it takes no lock and writes nothing:
+// the common case costs a read of session.json and a stat of the log.
+func OnPrompt(files safefile.Writer, root, sid string, now time.Time, budget int) (string, error) {
+	return New(files, root).OnPrompt(sid, now, budget)
+}
+
+// OnPrompt is the method form of the package function OnPrompt.
+func (r Registry) OnPrompt(sid string, now time.Time, budget int) (string, error) {
+	if err := checkID(sid); err != nil {
+		return "", err
+	}
+	now = stamp(now)
+	if s, ok := r.Lookup(sid); ok && s.Status == StatusActive && now.Sub(s.LastActivity) < touchEvery && s.Cursor == r.logSize() {
+		return "", nil // the fast path: nothing new, nothing to record
+	}
+	var text string
+	err := r.update(func(d *document) (bool, error) {
+		s := find(d, sid)
+		if s == nil {
+			return r.touch(d, sid, now)
+		}
+		changed, err := r.touch(d, sid, now)
+		if err != nil {
+			return false, err
+		}
+		sc, err := r.readFrom(sid, s.Cursor, scanWindow)
+		if err != nil {
+			return changed, err
+		}
+		var next int64
+		text, next = render(sc, budget, now)
+		if next != s.Cursor {
+			s.Cursor = next
+			changed = true
+		}
+		return changed, nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return text, nil
+}
+
+// Inbox returns every unseen broadcast of other sessions for session sid and marks them seen,
+// in one pass under the registry's lock; it reads the log from the cursor in windows until the
+// end. It also counts as activity. An unregistered session is registered and has nothing.
+func (r Registry) Inbox(sid string, now time.Time) ([]Message, error) {
+	if err := checkID(sid); err != nil {
+		return nil, err
+	}
+	now = stamp(now)
+	var msgs []Message
+	err := r.update(func(d *document) (bool, error) {
+		changed, err := r.touch(d, sid, now)
+		if err != nil {
+			return false, err
+		}
+		s := find(d, sid)
+		cursor := s.Cursor
+		for {
+			sc, err := r.readFrom(sid, cursor, scanWindow)
+			if err != nil {
+				return changed, err
+			}
+			msgs = append(msgs, sc.msgs...)
+			advanced := sc.end != cursor
+			cursor = sc.end
+			if !sc.more || !advanced || len(msgs) > maxInbox {
+				break
+			}
+		}
+		if cursor != s.Cursor {
+			s.Cursor, changed = cursor, true
+		}
+		return changed, nil
+	})
+	return msgs, err
+}
+
+// maxInbox bounds one inbox read; the rest stays unseen for the next.
+const maxInbox = 10000
+
+// Recent returns the last n broadcasts in the log's final window, oldest first, for a reader
+// outside any session (which has no cursor). It changes nothing.
+func (r Registry) Recent(n int) ([]Message, error) {
+	fi, err := os.Stat(r.eventsPath())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	from := max(fi.Size()-scanWindow, 0)
+	s, err := r.readFrom("", from, scanWindow)
+	if err != nil {
+		return nil, err
+	}
+	if len(s.msgs) > n {
+		s.msgs = s.msgs[len(s.msgs)-n:]
+	}
+	return s.msgs, nil
+}

@@ -1,0 +1,389 @@
+// Package registry keeps the sessions of one project and the messages they send each other (seed
+// 002's /session list, inbox and broadcast): .claude/state/session.json lists the sessions, and
+// .claude/state/session.events.jsonl is an append-only log of events, broadcasts among them.
+//
+// Sessions. SessionStart registers a session, UserPromptSubmit touches it on every prompt and
+// SessionEnd ends it. Claude Code gives SessionEnd 1.5 s and often kills it, so many sessions never
+// end: a session with no activity for OrphanAfter is marked ended (an orphan) when the next session
+// registers (at its SessionStart, or at its first prompt when that was missed). The mark is
+// reversible: a later prompt or SessionStart for the same id makes the session active again.
+//
+// Cursors. Each session has a cursor: a byte offset into the event log before which everything is
+// seen. Reading what is unseen reads the log from the cursor only, never the whole of it, so the
+// per-prompt cost grows with what is new, not with the log. A new session's cursor starts at the
+// end of the log when it registers: it receives what is broadcast after it started, not the
+// history. A session's own broadcasts are never delivered to it. Delivery and the cursor's advance
+// happen under the registry's lock, so a message is delivered to each other session exactly once,
+// whatever runs concurrently.
+//
+// Delivery. UserPromptSubmit hands Claude the unseen broadcasts under a character budget (see
+// OnPrompt); messages that do not fit stay unseen, so the next prompt or `cairn session inbox`
+// delivers them, and the delivery ends with a "… N more: run cairn session inbox" line.
+//
+// Writers take the lock of the file they change (safefile), always session.json before the event
+// log when they take both; readers take no lock and use only complete lines of the log.
+package registry
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/cairn-hooks/cairn/pkg/safefile"
+)
+
+// Files of the registry, relative to the project root (SPEC §2).
+const (
+	File       = ".claude/state/session.json"
+	EventsFile = ".claude/state/session.events.jsonl"
+)
+
+// OrphanAfter is how long a session may go without activity (a prompt, a start, a broadcast
+// read) before the next Register marks it ended. A session the user is at prompts more often
+// than that; one that stays silent longer is almost always one whose SessionEnd was killed
+// (the common case, SPEC §9). A long autonomous turn or a lunch break can be mislabelled for a
+// while, which costs nothing but a wrong line in `cairn session list` until its next prompt
+// makes it active again: its cursor, and so its messages, are kept.
+const OrphanAfter = 2 * time.Hour
+
+// ActiveWithin splits "active" from "idle" in session list (seed 002's table shows a session
+// 2 minutes since its last activity as active and one at 15 minutes as idle).
+const ActiveWithin = 10 * time.Minute
+
+// touchEvery is the resolution of last_activity: a prompt within a minute of the recorded
+// activity does not rewrite session.json, which keeps the hot path free of writes and fsyncs.
+const touchEvery = time.Minute
+
+// Bounds on session.json: ended sessions are forgotten keepEnded after they ended, and at most
+// maxSessions are kept (oldest ended first). Only a session's start time is ever looked up
+// later, by `cairn session summary` for the session it runs in, which is not ended.
+const (
+	keepEnded   = 30 * 24 * time.Hour
+	maxSessions = 200
+)
+
+// Session statuses.
+const (
+	StatusActive = "active"
+	StatusEnded  = "ended"
+)
+
+// How a session ended.
+const (
+	EndedBySessionEnd = "session_end"
+	EndedAsOrphan     = "orphan"
+)
+
+// Session is one session of the project.
+type Session struct {
+	ID           string    `json:"id"`
+	Started      time.Time `json:"started"`
+	LastActivity time.Time `json:"last_activity"`
+	Branch       string    `json:"branch,omitempty"`
+	Status       string    `json:"status"`
+	Ended        time.Time `json:"ended,omitzero"`
+	EndedBy      string    `json:"ended_by,omitempty"`
+	Cursor       int64     `json:"cursor"` // byte offset into EventsFile: everything before it is seen
+}
+
+type document struct {
+	Sessions []Session `json:"sessions"`
+}
+
+// Registry is the session registry of the project at Root, written through Files.
+type Registry struct {
+	Files safefile.Writer
+	Root  string
+}
+
+// New returns the registry of the project at root.
+func New(files safefile.Writer, root string) Registry { return Registry{Files: files, Root: root} }
+
+func (r Registry) path() string       { return filepath.Join(r.Root, File) }
+func (r Registry) eventsPath() string { return filepath.Join(r.Root, EventsFile) }
+
+// ErrBadID reports a session id that cannot be recorded.
+var ErrBadID = errors.New("invalid session id")
+
+// checkID accepts what Claude Code sends (a UUID) and any other printable id up to 128 bytes.
+func checkID(id string) error {
+	if id == "" || len(id) > 128 {
+		return fmt.Errorf("%w %q", ErrBadID, id)
+	}
+	for _, r := range id {
+		if r < 0x20 || r == 0x7f {
+			return fmt.Errorf("%w %q", ErrBadID, id)
+		}
+	}
+	return nil
+}
+
+func stamp(t time.Time) time.Time { return t.UTC().Truncate(time.Second) }
+
+// Sessions returns the recorded sessions, without taking the lock. A missing registry has none.
+func (r Registry) Sessions() ([]Session, error) {
+	data, err := os.ReadFile(r.path())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var d document
+	if err := json.Unmarshal(data, &d); err != nil {
+		return nil, fmt.Errorf("%s: %w", File, err)
+	}
+	return d.Sessions, nil
+}
+
+// Lookup returns the session with id sid.
+func (r Registry) Lookup(sid string) (Session, bool) {
+	ss, _ := r.Sessions()
+	for _, s := range ss {
+		if s.ID == sid {
+			return s, true
+		}
+	}
+	return Session{}, false
+}
+
+// Started returns when session sid started. Its method value has the shape the parking code
+// takes (func(sid string) (time.Time, bool)).
+func (r Registry) Started(sid string) (time.Time, bool) {
+	s, ok := r.Lookup(sid)
+	return s.Started, ok && !s.Started.IsZero()
+}
+
+// Current returns the session the CLI serves (SPEC §7): envSID ($CLAUDE_CODE_SESSION_ID) when
+// set, else the active session with the most recent activity (recorded to the minute; on a tie,
+// the one registered last); ok is false when there is none.
+func (r Registry) Current(envSID string) (string, bool) {
+	if envSID != "" {
+		return envSID, checkID(envSID) == nil
+	}
+	ss, _ := r.Sessions()
+	var best Session
+	for _, s := range ss {
+		if s.Status == StatusActive && !s.LastActivity.Before(best.LastActivity) {
+			best = s
+		}
+	}
+	return best.ID, best.ID != ""
+}
+
+// update runs fn on the registry under its lock. A registry that is not valid JSON is kept as
+// session.json.bad and replaced by an empty one, so that one bad edit cannot stop every hook.
+func (r Registry) update(fn func(d *document) (changed bool, err error)) error {
+	_, err := r.Files.Update(r.path(), 0o600, func(old []byte, exists bool) ([]byte, error) {
+		var d document
+		if exists && len(old) > 0 {
+			if err := json.Unmarshal(old, &d); err != nil {
+				if _, berr := r.Files.Update(r.path()+".bad", 0o600, func([]byte, bool) ([]byte, error) { return old, nil }); berr != nil {
+					return nil, fmt.Errorf("%s: %v; and keeping a copy failed: %w", File, err, berr)
+				}
+				d = document{}
+			}
+		}
+		changed, err := fn(&d)
+		if err != nil {
+			return nil, err
+		}
+		if !changed {
+			return nil, safefile.ErrNoChange
+		}
+		b, err := json.MarshalIndent(d, "", "  ")
+		if err != nil {
+			return nil, err
+		}
+		return append(b, '\n'), nil
+	})
+	return err
+}
+
+func find(d *document, sid string) *Session {
+	for i := range d.Sessions {
+		if d.Sessions[i].ID == sid {
+			return &d.Sessions[i]
+		}
+	}
+	return nil
+}
+
+// logSize is the size of the event log: where a new cursor starts.
+func (r Registry) logSize() int64 {
+	fi, err := os.Stat(r.eventsPath())
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// Register records that session sid started (or resumed) now on branch, and marks ended every
+// other active session idle for OrphanAfter or longer. A new session's cursor is the end of the
+// event log; a session registered before keeps its cursor and its start time.
+func (r Registry) Register(sid, branch string, now time.Time) error {
+	if err := checkID(sid); err != nil {
+		return err
+	}
+	now = stamp(now)
+	return r.update(func(d *document) (bool, error) {
+		if s := find(d, sid); s != nil {
+			s.Status, s.LastActivity, s.Ended, s.EndedBy = StatusActive, now, time.Time{}, ""
+			if branch != "" {
+				s.Branch = branch
+			}
+			return true, r.appendEvents(append(sweep(d, sid, now), Event{Time: now, From: sid, Type: TypeStart}))
+		}
+		return true, r.add(d, sid, branch, now)
+	})
+}
+
+// add registers a session the registry has not seen: it marks orphans ended, logs the start and
+// puts the new session's cursor at the end of the log, after that line.
+func (r Registry) add(d *document, sid, branch string, now time.Time) error {
+	if err := r.appendEvents(append(sweep(d, sid, now), Event{Time: now, From: sid, Type: TypeStart})); err != nil {
+		return err
+	}
+	d.Sessions = append(d.Sessions, Session{
+		ID: sid, Started: now, LastActivity: now, Branch: branch, Status: StatusActive,
+		Cursor: r.logSize(),
+	})
+	prune(d, now)
+	return nil
+}
+
+// sweep marks ended every active session but sid idle for OrphanAfter or longer, and returns the
+// events that record it.
+func sweep(d *document, sid string, now time.Time) []Event {
+	var events []Event
+	for i := range d.Sessions {
+		s := &d.Sessions[i]
+		if s.ID != sid && s.Status == StatusActive && now.Sub(s.LastActivity) >= OrphanAfter {
+			s.Status, s.Ended, s.EndedBy = StatusEnded, now, EndedAsOrphan
+			events = append(events, Event{Time: now, From: s.ID, Type: TypeOrphaned})
+		}
+	}
+	return events
+}
+
+// Touch records activity of session sid now, making it active again if it was ended. A session
+// the registry does not know (its SessionStart was missed, or it started before cairn was
+// installed) is registered as Register would, with its cursor at the end of the log. Activity
+// within a minute of the recorded one writes nothing.
+func (r Registry) Touch(sid string, now time.Time) error {
+	if err := checkID(sid); err != nil {
+		return err
+	}
+	now = stamp(now)
+	return r.update(func(d *document) (bool, error) {
+		return r.touch(d, sid, now)
+	})
+}
+
+// touch changes d for activity of sid at now and reports whether it changed anything.
+func (r Registry) touch(d *document, sid string, now time.Time) (bool, error) {
+	s := find(d, sid)
+	if s == nil {
+		return true, r.add(d, sid, "", now)
+	}
+	if s.Status != StatusActive {
+		s.Status, s.LastActivity, s.Ended, s.EndedBy = StatusActive, now, time.Time{}, ""
+		return true, nil
+	}
+	if now.Sub(s.LastActivity) >= touchEvery {
+		s.LastActivity = now
+		return true, nil
+	}
+	return false, nil
+}
+
+// End marks session sid ended now (SessionEnd). An unknown session is not an error.
+func (r Registry) End(sid string, now time.Time) error {
+	if err := checkID(sid); err != nil {
+		return err
+	}
+	now = stamp(now)
+	return r.update(func(d *document) (bool, error) {
+		s := find(d, sid)
+		if s == nil || s.Status == StatusEnded && s.EndedBy == EndedBySessionEnd {
+			return false, nil
+		}
+		if err := r.appendEvents([]Event{{Time: now, From: sid, Type: TypeEnd}}); err != nil {
+			return false, err
+		}
+		s.Status, s.LastActivity, s.Ended, s.EndedBy = StatusEnded, now, now, EndedBySessionEnd
+		prune(d, now)
+		return true, nil
+	})
+}
+
+// Advance moves session sid's cursor forward to offset (never backwards), marking everything
+// before it seen.
+func (r Registry) Advance(sid string, offset int64) error {
+	return r.update(func(d *document) (bool, error) {
+		s := find(d, sid)
+		if s == nil {
+			return false, fmt.Errorf("session %s is not registered", sid)
+		}
+		if offset <= s.Cursor {
+			return false, nil
+		}
+		s.Cursor = offset
+		return true, nil
+	})
+}
+
+// prune forgets sessions that ended more than keepEnded ago, then the oldest sessions beyond
+// maxSessions, ended ones first.
+func prune(d *document, now time.Time) {
+	d.Sessions = slices.DeleteFunc(d.Sessions, func(s Session) bool {
+		ended := s.Ended
+		if ended.IsZero() {
+			ended = s.LastActivity
+		}
+		return s.Status == StatusEnded && now.Sub(ended) > keepEnded
+	})
+	for len(d.Sessions) > maxSessions {
+		victim := 0
+		for i, s := range d.Sessions {
+			v := d.Sessions[victim]
+			if (s.Status == StatusEnded) != (v.Status == StatusEnded) {
+				if s.Status == StatusEnded {
+					victim = i
+				}
+				continue
+			}
+			if s.LastActivity.Before(v.LastActivity) {
+				victim = i
+			}
+		}
+		d.Sessions = slices.Delete(d.Sessions, victim, victim+1)
+	}
+}
+
+// Display is how session list shows a session's state: "ended", "active" within ActiveWithin
+// of its last activity, else "idle".
+func (s Session) Display(now time.Time) string {
+	switch {
+	case s.Status == StatusEnded:
+		return StatusEnded
+	case now.Sub(s.LastActivity) < ActiveWithin:
+		return StatusActive
+	}
+	return "idle"
+}
+
+// OnSessionStart is what the SessionStart hook calls: it registers session sid (any source)
+// and marks orphans ended.
+func OnSessionStart(files safefile.Writer, root, sid, branch string, now time.Time) error {
+	return New(files, root).Register(sid, branch, now)
+}
+
+// OnSessionEnd is what the SessionEnd hook calls.
+func OnSessionEnd(files safefile.Writer, root, sid string, now time.Time) error {
+	return New(files, root).End(sid, now)
+}

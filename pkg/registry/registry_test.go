@@ -1,0 +1,497 @@
+package registry
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairn-hooks/cairn/pkg/safefile"
+)
+
+var t0 = time.Date(2026, 4, 18, 12, 0, 0, 0, time.UTC)
+
+func newReg(t *testing.T) Registry {
+	t.Helper()
+	root := t.TempDir()
+	return New(safefile.Disk{Roots: []string{root}}, root)
+}
+
+func mustSession(t *testing.T, r Registry, sid string) Session {
+	t.Helper()
+	s, ok := r.Lookup(sid)
+	if !ok {
+		t.Fatalf("session %s not registered", sid)
+	}
+	return s
+}
+
+func TestRegisterTouchEnd(t *testing.T) {
+	r := newReg(t)
+	if err := r.Register("a", "main", t0); err != nil {
+		t.Fatal(err)
+	}
+	a := mustSession(t, r, "a")
+	if !a.Started.Equal(t0) || !a.LastActivity.Equal(t0) || a.Status != StatusActive || a.Branch != "main" || a.Cursor != r.logSize() {
+		t.Fatalf("%+v (log %d)", a, r.logSize())
+	}
+	if err := r.Touch("a", t0.Add(30*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if a := mustSession(t, r, "a"); !a.LastActivity.Equal(t0) {
+		t.Fatalf("touch within a minute rewrote last_activity: %v", a.LastActivity)
+	}
+	r.Touch("a", t0.Add(5*time.Minute))
+	if a := mustSession(t, r, "a"); !a.LastActivity.Equal(t0.Add(5 * time.Minute)) {
+		t.Fatal(a.LastActivity)
+	}
+	// A resume keeps the start time and the cursor.
+	r.Broadcast("b", "hello", t0)
+	cursor := mustSession(t, r, "a").Cursor
+	r.Register("a", "feat", t0.Add(10*time.Minute))
+	if a := mustSession(t, r, "a"); !a.Started.Equal(t0) || a.Branch != "feat" || a.Cursor != cursor {
+		t.Fatalf("%+v", a)
+	}
+	if started, ok := r.Started("a"); !ok || !started.Equal(t0) {
+		t.Fatal(started, ok)
+	}
+	if err := r.End("a", t0.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	a = mustSession(t, r, "a")
+	if a.Status != StatusEnded || a.EndedBy != EndedBySessionEnd || !a.Ended.Equal(t0.Add(time.Hour)) {
+		t.Fatalf("%+v", a)
+	}
+	if err := r.End("unknown", t0); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"", "a\nb", strings.Repeat("x", 129)} {
+		if err := r.Register(bad, "", t0); err == nil {
+			t.Errorf("registered %q", bad)
+		}
+	}
+}
+
+func TestOrphans(t *testing.T) {
+	r := newReg(t)
+	r.Register("old", "main", t0)
+	r.Register("busy", "main", t0)
+	r.Touch("busy", t0.Add(90*time.Minute))
+	r.Register("new", "main", t0.Add(OrphanAfter-time.Second))
+	if s := mustSession(t, r, "old"); s.Status != StatusActive {
+		t.Fatalf("orphaned before the idle period: %+v", s)
+	}
+	r.Register("newer", "main", t0.Add(OrphanAfter))
+	if s := mustSession(t, r, "old"); s.Status != StatusEnded || s.EndedBy != EndedAsOrphan || !s.Ended.Equal(t0.Add(OrphanAfter)) {
+		t.Fatalf("%+v", s)
+	}
+	for _, id := range []string{"busy", "new", "newer"} {
+		if s := mustSession(t, r, id); s.Status != StatusActive {
+			t.Fatalf("%s: %+v", id, s)
+		}
+	}
+	// The mark is reversible: the orphan's next prompt makes it active again.
+	if _, err := r.OnPrompt("old", t0.Add(3*time.Hour), 1000); err != nil {
+		t.Fatal(err)
+	}
+	if s := mustSession(t, r, "old"); s.Status != StatusActive || !s.Ended.IsZero() {
+		t.Fatalf("%+v", s)
+	}
+	log, _ := os.ReadFile(r.eventsPath())
+	if n := bytes.Count(log, []byte(`"type":"session_orphaned"`)); n != 1 {
+		t.Fatalf("%d orphan events:\n%s", n, log)
+	}
+
+	// A session whose SessionStart was missed registers at its first prompt, and sweeps too;
+	// a known session's prompt does not.
+	later := t0.Add(3*time.Hour + OrphanAfter)
+	r.OnPrompt("busy", later, 1000)
+	if s := mustSession(t, r, "new"); s.Status != StatusActive {
+		t.Fatalf("a known session's prompt swept: %+v", s)
+	}
+	r.OnPrompt("unseen-start", later, 1000)
+	for _, id := range []string{"old", "new", "newer"} {
+		if s := mustSession(t, r, id); s.Status != StatusEnded || s.EndedBy != EndedAsOrphan {
+			t.Fatalf("%s: %+v", id, s)
+		}
+	}
+}
+
+func TestCurrent(t *testing.T) {
+	r := newReg(t)
+	if _, ok := r.Current(""); ok {
+		t.Fatal("current session in an empty registry")
+	}
+	r.Register("a", "", t0)
+	r.Register("b", "", t0.Add(time.Minute))
+	r.Touch("a", t0.Add(5*time.Minute))
+	if id, ok := r.Current(""); !ok || id != "a" {
+		t.Fatal(id, ok)
+	}
+	r.End("a", t0.Add(6*time.Minute))
+	if id, ok := r.Current(""); !ok || id != "b" {
+		t.Fatal(id, ok)
+	}
+	if id, ok := r.Current("from-env"); !ok || id != "from-env" {
+		t.Fatal(id, ok)
+	}
+}
+
+func TestBroadcastOnceNeverToSender(t *testing.T) {
+	r := newReg(t)
+	for _, s := range []string{"a", "b", "c"} {
+		r.Register(s, "main", t0)
+	}
+	if err := r.Broadcast("a", "  Ready for review\n", t0.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	now := t0.Add(6 * time.Minute)
+	text, err := r.OnPrompt("b", now, 2000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := deliveryHeader + "- [a, 5m ago] Ready for review"
+	if text != want {
+		t.Fatalf("got %q\nwant %q", text, want)
+	}
+	if text, _ := r.OnPrompt("b", now, 2000); text != "" {
+		t.Fatalf("delivered twice: %q", text)
+	}
+	if text, _ := r.OnPrompt("a", now, 2000); text != "" {
+		t.Fatalf("delivered to the sender: %q", text)
+	}
+	msgs, err := r.Inbox("c", now)
+	if err != nil || len(msgs) != 1 || msgs[0].Msg != "Ready for review" || msgs[0].From != "a" {
+		t.Fatalf("%+v %v", msgs, err)
+	}
+	if msgs, _ := r.Inbox("c", now); len(msgs) != 0 {
+		t.Fatalf("inbox twice: %+v", msgs)
+	}
+	if text, _ := r.OnPrompt("c", now, 2000); text != "" {
+		t.Fatalf("delivered after the inbox showed it: %q", text)
+	}
+	for _, bad := range []string{"", " \n\t", strings.Repeat("x", MaxMessage+1)} {
+		if err := r.Broadcast("a", bad, now); err == nil {
+			t.Errorf("broadcast %q", bad)
+		}
+	}
+	if err := r.Broadcast("", strings.Repeat("é", MaxMessage), now); err != nil {
+		t.Fatal(err)
+	}
+	if msgs, _ := r.Inbox("a", now); len(msgs) != 1 || msgs[0].From != Anonymous {
+		t.Fatalf("%+v", msgs)
+	}
+}
+
+func TestNewSessionGetsNoHistory(t *testing.T) {
+	r := newReg(t)
+	r.Register("a", "", t0)
+	r.Broadcast("a", "before b", t0)
+	r.Register("b", "", t0.Add(time.Minute))
+	if text, _ := r.OnPrompt("b", t0.Add(2*time.Minute), 2000); text != "" {
+		t.Fatalf("history delivered: %q", text)
+	}
+	// An unknown session touched by a prompt is registered the same way.
+	if text, _ := r.OnPrompt("late", t0.Add(2*time.Minute), 2000); text != "" {
+		t.Fatalf("history delivered: %q", text)
+	}
+	r.Broadcast("a", "after", t0.Add(3*time.Minute))
+	for _, s := range []string{"b", "late"} {
+		if text, _ := r.OnPrompt(s, t0.Add(4*time.Minute), 2000); !strings.HasSuffix(text, "] after") {
+			t.Fatalf("%s: %q", s, text)
+		}
+	}
+}
+
+func TestDeliverBudget(t *testing.T) {
+	r := newReg(t)
+	r.Register("a", "", t0)
+	r.Register("b", "", t0)
+	const n = 10
+	for i := range n {
+		r.Broadcast("a", fmt.Sprintf("message %02d %s", i, strings.Repeat("x", 40)), t0)
+		r.Broadcast("b", "own message, never delivered to b", t0)
+	}
+	budget := len(deliveryHeader) + 3*60 + 40
+	now := t0.Add(time.Minute)
+	got := map[string]int{}
+	first, err := r.OnPrompt("b", now, budget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if utf16Len(first) > budget {
+		t.Fatalf("%d characters over a budget of %d", utf16Len(first), budget)
+	}
+	lines := strings.Split(first, "\n")
+	if last := lines[len(lines)-1]; last != fmt.Sprintf("… %d more: run cairn session inbox", n-(len(lines)-2)) {
+		t.Fatalf("last line %q of\n%s", last, first)
+	}
+	for _, l := range lines[1 : len(lines)-1] {
+		got[l[strings.Index(l, "message"):][:10]]++
+	}
+	if len(got) == 0 || len(got) == n {
+		t.Fatalf("budget not exercised:\n%s", first)
+	}
+	// The next prompt delivers the next ones; the inbox the rest: each once.
+	second, _ := r.OnPrompt("b", now, budget)
+	for _, l := range strings.Split(second, "\n") {
+		if i := strings.Index(l, "message "); i >= 0 {
+			got[l[i:][:10]]++
+		}
+	}
+	msgs, _ := r.Inbox("b", now)
+	for _, m := range msgs {
+		got[m.Msg[:10]]++
+	}
+	for i := range n {
+		if k := fmt.Sprintf("message %02d", i); got[k] != 1 {
+			t.Errorf("%s delivered %d times", k, got[k])
+		}
+	}
+	if text, _ := r.OnPrompt("b", now, budget); text != "" {
+		t.Fatalf("left over: %q", text)
+	}
+
+	// A budget too small for even the notice delivers nothing and keeps everything.
+	r.Broadcast("a", "kept", now)
+	if text, _ := r.OnPrompt("b", now.Add(time.Hour), 10); text != "" {
+		t.Fatalf("%q", text)
+	}
+	if msgs, _ := r.Inbox("b", now); len(msgs) != 1 || msgs[0].Msg != "kept" {
+		t.Fatalf("%+v", msgs)
+	}
+	// A first message that does not fit alone: only the notice, nothing marked seen.
+	r.Broadcast("a", strings.Repeat("y", 500), now)
+	text, _ := r.OnPrompt("b", now.Add(2*time.Hour), 100)
+	if text != "… 1 more: run cairn session inbox" {
+		t.Fatalf("%q", text)
+	}
+	if msgs, _ := r.Inbox("b", now); len(msgs) != 1 {
+		t.Fatalf("%+v", msgs)
+	}
+}
+
+// countingWriter counts the locked operations, to show the fast path takes none.
+type countingWriter struct {
+	safefile.Writer
+	updates int
+}
+
+func (c *countingWriter) Update(path string, perm fs.FileMode, fn func([]byte, bool) ([]byte, error)) (bool, error) {
+	c.updates++
+	return c.Writer.Update(path, perm, fn)
+}
+
+func TestOnPromptFastPath(t *testing.T) {
+	root := t.TempDir()
+	cw := &countingWriter{Writer: safefile.Disk{Roots: []string{root}}}
+	r := New(cw, root)
+	r.Register("a", "", t0)
+	cw.updates = 0
+	for i := range 5 {
+		if text, err := r.OnPrompt("a", t0.Add(time.Duration(i)*10*time.Second), 1000); text != "" || err != nil {
+			t.Fatal(text, err)
+		}
+	}
+	if cw.updates != 0 {
+		t.Fatalf("%d locked updates with nothing new", cw.updates)
+	}
+	r.Broadcast("b", "x", t0)
+	r.OnPrompt("a", t0.Add(50*time.Second), 1000)
+	if cw.updates != 1 {
+		t.Fatalf("%d updates", cw.updates)
+	}
+	// Its own broadcast moves the cursor once, silently.
+	r.Broadcast("a", "mine", t0)
+	if text, _ := r.OnPrompt("a", t0.Add(55*time.Second), 1000); text != "" {
+		t.Fatal(text)
+	}
+	if s := mustSession(t, r, "a"); s.Cursor != r.logSize() {
+		t.Fatal("cursor not past own message")
+	}
+}
+
+func TestCursorResilience(t *testing.T) {
+	r := newReg(t)
+	r.Register("a", "", t0)
+	r.Register("b", "", t0)
+	// Garbage, blank and foreign lines are passed over.
+	f, _ := os.OpenFile(r.eventsPath(), os.O_APPEND|os.O_WRONLY, 0o600)
+	f.WriteString("not json\n\n{\"type\":5}\n{\"type\":\"broadcast\",\"from\":\"a\"}\n[1]\n")
+	f.Close()
+	r.Broadcast("a", "one", t0)
+	// A line still being written (no newline yet) is not consumed.
+	f, _ = os.OpenFile(r.eventsPath(), os.O_APPEND|os.O_WRONLY, 0o600)
+	f.WriteString(`{"ts":"2026-04-18T12:00:00Z","from":"a","type":"broadcast","msg":"tw`)
+	f.Close()
+	msgs, err := r.Inbox("b", t0)
+	if err != nil || len(msgs) != 1 || msgs[0].Msg != "one" {
+		t.Fatalf("%+v %v", msgs, err)
+	}
+	f, _ = os.OpenFile(r.eventsPath(), os.O_APPEND|os.O_WRONLY, 0o600)
+	f.WriteString("o\"}\n")
+	f.Close()
+	if msgs, _ := r.Inbox("b", t0); len(msgs) != 1 || msgs[0].Msg != "two" {
+		t.Fatalf("%+v", msgs)
+	}
+
+	// The log removed and restarted: a cursor past its end starts again at 0.
+	os.Remove(r.eventsPath())
+	r.Broadcast("a", "fresh", t0)
+	if msgs, _ := r.Inbox("b", t0); len(msgs) != 1 || msgs[0].Msg != "fresh" {
+		t.Fatalf("%+v", msgs)
+	}
+	// A cursor in the middle of a line (a hand-edited registry) skips to the next line.
+	r.Broadcast("a", "next", t0)
+	size := r.logSize()
+	r.Broadcast("a", "after the cut", t0)
+	r.Advance("b", size+5)
+	if msgs, _ := r.Inbox("b", t0); len(msgs) != 0 {
+		t.Fatalf("%+v", msgs)
+	}
+	r.Broadcast("a", "last", t0)
+	if msgs, _ := r.Inbox("b", t0); len(msgs) != 1 || msgs[0].Msg != "last" {
+		t.Fatalf("%+v", msgs)
+	}
+	// Advance never moves back.
+	s := mustSession(t, r, "b")
+	r.Advance("b", 0)
+	if mustSession(t, r, "b").Cursor != s.Cursor {
+		t.Fatal("cursor moved back")
+	}
+}
+
+func TestGiantLineSkipped(t *testing.T) {
+	r := newReg(t)
+	r.Register("a", "", t0)
+	r.Register("b", "", t0)
+	f, _ := os.OpenFile(r.eventsPath(), os.O_APPEND|os.O_WRONLY, 0o600)
+	f.WriteString(`{"type":"broadcast","from":"x","msg":"` + strings.Repeat("g", 3*scanWindow) + "\"}\n")
+	f.Close()
+	r.Broadcast("a", "after the giant", t0)
+	text, err := r.OnPrompt("b", t0.Add(time.Hour), 2000)
+	if err != nil || !strings.HasSuffix(text, "] after the giant") {
+		t.Fatalf("%q %v", text, err)
+	}
+}
+
+func TestCorruptRegistryKept(t *testing.T) {
+	r := newReg(t)
+	os.MkdirAll(filepath.Dir(r.path()), 0o755)
+	os.WriteFile(r.path(), []byte("{not json"), 0o600)
+	if err := r.Register("a", "", t0); err != nil {
+		t.Fatal(err)
+	}
+	if bad, _ := os.ReadFile(r.path() + ".bad"); string(bad) != "{not json" {
+		t.Fatalf("%q", bad)
+	}
+	mustSession(t, r, "a")
+}
+
+func TestPrune(t *testing.T) {
+	r := newReg(t)
+	r.Register("ancient", "", t0)
+	r.End("ancient", t0)
+	for i := range maxSessions + 5 {
+		r.Register(fmt.Sprint("s", i), "", t0.Add(keepEnded+time.Duration(i)*time.Second))
+	}
+	ss, _ := r.Sessions()
+	if len(ss) != maxSessions {
+		t.Fatalf("%d sessions", len(ss))
+	}
+	if _, ok := r.Lookup("ancient"); ok {
+		t.Fatal("ended session kept past keepEnded")
+	}
+	if _, ok := r.Lookup(fmt.Sprint("s", maxSessions+4)); !ok {
+		t.Fatal("newest session pruned")
+	}
+}
+
+func TestDisplayAndAgo(t *testing.T) {
+	s := Session{Status: StatusActive, LastActivity: t0}
+	for d, want := range map[time.Duration]string{0: "active", ActiveWithin - time.Second: "active", ActiveWithin: "idle", 5 * time.Hour: "idle"} {
+		if got := s.Display(t0.Add(d)); got != want {
+			t.Errorf("%v: %s", d, got)
+		}
+	}
+	if (Session{Status: StatusEnded}).Display(t0) != "ended" {
+		t.Error("ended")
+	}
+	for d, want := range map[time.Duration]string{30 * time.Second: "just now", 5 * time.Minute: "5m ago", 3 * time.Hour: "3h ago", 50 * time.Hour: "2d ago"} {
+		if got := Ago(t0.Add(d), t0); got != want {
+			t.Errorf("%v: %s", d, got)
+		}
+	}
+}
+
+func TestEventLineFormat(t *testing.T) {
+	b, _ := json.Marshal(Event{Time: t0, From: "a", Type: TypeBroadcast, Msg: "hi \"there\""})
+	if want := `{"ts":"2026-04-18T12:00:00Z","from":"a","type":"broadcast","msg":"hi \"there\""}`; string(b) != want {
+		t.Fatal(string(b))
+	}
+}
+
+func FuzzParseEvent(f *testing.F) {
+	f.Add([]byte(`{"ts":"2026-04-18T12:00:00Z","from":"a","type":"broadcast","msg":"hi"}`))
+	f.Add([]byte(`{"type":"broadcast","msg":"\ud800"}`))
+	f.Add([]byte(`{"type":`))
+	f.Add([]byte("\xff{}"))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		e, ok := ParseEvent(line)
+		if !ok {
+			return
+		}
+		if e.Type == "" {
+			t.Fatal("event without a type")
+		}
+		b, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e2, ok := ParseEvent(b)
+		if !ok || e2.From != e.From || e2.Type != e.Type || e2.Msg != e.Msg || !e2.Time.Equal(e.Time.UTC().Truncate(time.Second)) {
+			t.Fatalf("%+v → %s → %+v", e, b, e2)
+		}
+	})
+}
+
+// FuzzReadFrom: whatever the log holds and wherever the cursor points, reading stops at a line
+// boundary inside the log, only returns broadcasts of others, and reading again from where it
+// stopped finds nothing it already returned.
+func FuzzReadFrom(f *testing.F) {
+	f.Add([]byte("{\"type\":\"broadcast\",\"from\":\"a\",\"msg\":\"x\"}\ngarbage\n{\"type\":\"broadcast\",\"from\":\"b\",\"msg\":\"y\"}\npartial"), int64(3))
+	f.Add([]byte("\n\n\n"), int64(100))
+	f.Fuzz(func(t *testing.T, log []byte, cursor int64) {
+		r := New(nil, t.TempDir())
+		os.MkdirAll(filepath.Dir(r.eventsPath()), 0o755)
+		os.WriteFile(r.eventsPath(), log, 0o600)
+		s, err := r.readFrom("b", cursor, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		size := int64(len(log))
+		from := cursor
+		if from < 0 || from > size {
+			from = 0
+		}
+		if s.end < from || s.end > size || (s.end > from && log[s.end-1] != '\n') || s.start > s.end || s.start < from {
+			t.Fatalf("from %d: end %d start %d size %d", from, s.end, s.start, size)
+		}
+		for i, m := range s.msgs {
+			if m.From == "b" || m.Type != TypeBroadcast || m.End > s.end || log[m.End-1] != '\n' || s.skipEnd[i] < m.End {
+				t.Fatalf("%+v", m)
+			}
+		}
+		if s.end > 0 && s.end < size {
+			next, err := r.readFrom("b", s.end, 64)
+			if err != nil || next.end < s.end {
+				t.Fatalf("went back: %d → %d %v", s.end, next.end, err)
+			}
+		}
+	})
+}
