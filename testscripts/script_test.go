@@ -127,6 +127,16 @@ var commands = map[string]func(ts *testscript.TestScript, neg bool, args []strin
 	"linecount":  cmdLineCount,
 	"nooutside":  cmdNoOutside,
 	"ctxlen":     cmdCtxLen,
+
+	// Parked items (pkg/parking): see the block "Parked items" at the end of this file.
+	"parkitem":   cmdParkItem,
+	"dateago":    cmdDateAgo,
+	"projslugs":  cmdProjSlugs,
+	"auditcheck": cmdAuditCheck,
+
+	// Checkpoints (pkg/checkpoint): see the block "Checkpoints" at the end of this file.
+	"newestckpt": cmdNewestCkpt,
+	"ckptclash":  cmdCkptClash,
 }
 
 // ctxlen FILE MAX checks that the additionalContext of the hook output in FILE is at most MAX
@@ -317,4 +327,176 @@ func cmdNoOutside(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		return nil
 	})
+}
+
+// ---- Parked items (pkg/parking) ----
+//
+// Scripts cannot set the binaries' clock, so they move the data instead: dates are computed
+// here, relative to today (UTC, as the binaries run with TZ=UTC).
+
+// dateago VAR DAYS sets VAR to the date DAYS days before today, as YYYY-MM-DD.
+func cmdDateAgo(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: dateago VAR DAYS")
+	}
+	days, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	ts.Setenv(args[0], time.Now().UTC().AddDate(0, 0, -days).Format("2006-01-02"))
+}
+
+// parkitem FILE SLUG DAYS SUMMARY… appends a parked-item bullet raised DAYS days ago ("-" for
+// a bullet without a Raised date) to FILE, creating it with the section heading when missing.
+func cmdParkItem(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 4 {
+		ts.Fatalf("usage: parkitem FILE SLUG DAYS SUMMARY…")
+	}
+	path := ts.MkAbs(args[0])
+	line := fmt.Sprintf("- **%s** — %s.", args[1], strings.Join(args[3:], " "))
+	if args[2] != "-" {
+		days, err := strconv.Atoi(args[2])
+		ts.Check(err)
+		line += " Raised: " + time.Now().UTC().AddDate(0, 0, -days).Format("2006-01-02") + "."
+	}
+	old, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		ts.Check(os.MkdirAll(filepath.Dir(path), 0o755))
+		old, err = []byte("# Session context\n\n## Parked items\n\n"), nil
+	}
+	ts.Check(err)
+	ts.Check(os.WriteFile(path, append(old, line+"\n"...), 0o644))
+}
+
+// projslugs sets SLUG and LSLUG to the names of $PROJ's directory under $CLAUDE_CONFIG_DIR/projects:
+// Claude Code's spelling (every character but [A-Za-z0-9] becomes '-') and seed 000's ('/' and
+// '.' become '-', the leading dash dropped). Computed here independently of package project.
+func cmdProjSlugs(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: projslugs")
+	}
+	proj := ts.Getenv("PROJ")
+	var b strings.Builder
+	for _, r := range proj {
+		if r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('-')
+		}
+	}
+	ts.Setenv("SLUG", b.String())
+	ts.Setenv("LSLUG", strings.TrimPrefix(strings.NewReplacer("/", "-", ".", "-").Replace(proj), "-"))
+}
+
+// auditcheck FILE N [key=value…] checks the parking audit log FILE: exactly N lines, each one
+// JSON object with string fields ts (RFC 3339, UTC), item, action (archived or expired) and
+// text; and for each key=value, some line whose field key equals value (a value in double
+// quotes is read as a Go string, for newlines and quotes).
+func cmdAuditCheck(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: auditcheck FILE N [key=value…]")
+	}
+	data, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	want, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if len(data) == 0 {
+		lines = nil
+	}
+	if len(lines) != want {
+		ts.Fatalf("%s has %d lines; want %d", args[0], len(lines), want)
+	}
+	var entries []map[string]any
+	for _, l := range lines {
+		var e map[string]any
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			ts.Fatalf("not a JSON object: %q: %v", l, err)
+		}
+		for _, k := range []string{"ts", "item", "action", "text"} {
+			if _, ok := e[k].(string); !ok {
+				ts.Fatalf("%q: %s is not a string", l, k)
+			}
+		}
+		if _, err := time.Parse(time.RFC3339, e["ts"].(string)); err != nil || !strings.HasSuffix(e["ts"].(string), "Z") {
+			ts.Fatalf("%q: ts is not RFC 3339 UTC", l)
+		}
+		if a := e["action"]; a != "archived" && a != "expired" {
+			ts.Fatalf("%q: action %v", l, a)
+		}
+		entries = append(entries, e)
+	}
+	for _, kv := range args[2:] {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			ts.Fatalf("auditcheck: %q is not key=value", kv)
+		}
+		if strings.HasPrefix(v, `"`) {
+			v, err = strconv.Unquote(v)
+			ts.Check(err)
+		}
+		found := false
+		for _, e := range entries {
+			found = found || e[k] == v
+		}
+		if !found {
+			ts.Fatalf("no line of %s has %s=%q", args[0], k, v)
+		}
+	}
+}
+
+// ---- Checkpoints (pkg/checkpoint) ----
+//
+// Checkpoint names carry the wall-clock time of the save, which scripts cannot set; these
+// commands find the files, and make a same-second collision certain, computed here
+// independently of package checkpoint.
+
+// ckptDir is $PROJ's checkpoint directory: memory/projects/<basename>/checkpoints.
+func ckptDir(ts *testscript.TestScript) string {
+	proj := ts.Getenv("PROJ")
+	return filepath.Join(proj, "memory", "projects", filepath.Base(proj), "checkpoints")
+}
+
+// newestckpt VAR [PART] sets VAR to the path of $PROJ's newest checkpoint (the greatest *.md
+// name), or of the newest whose name contains PART.
+func cmdNewestCkpt(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: newestckpt VAR [PART]")
+	}
+	part := ""
+	if len(args) == 2 {
+		part = args[1]
+	}
+	ents, err := os.ReadDir(ckptDir(ts))
+	ts.Check(err)
+	newest := ""
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".md") && strings.Contains(e.Name(), part) && e.Name() > newest {
+			newest = e.Name()
+		}
+	}
+	if newest == "" {
+		ts.Fatalf("no checkpoint in %s", ckptDir(ts))
+	}
+	ts.Setenv(args[0], filepath.Join(ckptDir(ts), newest))
+}
+
+// ckptclash TITLE SECONDS fills $PROJ's checkpoint directory with a file named
+// YYYYMMDD-HHMMSS-TITLE.md, holding the line "placeholder", for every second from one second ago
+// to SECONDS seconds ahead (in the binaries' TZ, UTC), so that a save with TITLE within that
+// window collides for certain.
+func cmdCkptClash(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: ckptclash TITLE SECONDS")
+	}
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	if ts.Getenv("TZ") != "UTC" {
+		ts.Fatalf("ckptclash assumes TZ=UTC")
+	}
+	dir := ckptDir(ts)
+	ts.Check(os.MkdirAll(dir, 0o755))
+	now := time.Now().UTC()
+	for i := -1; i <= n; i++ {
+		name := now.Add(time.Duration(i)*time.Second).Format("20060102-150405") + "-" + args[0] + ".md"
+		ts.Check(os.WriteFile(filepath.Join(dir, name), []byte("placeholder\n"), 0o644))
+	}
 }

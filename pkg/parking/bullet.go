@@ -1,0 +1,431 @@
+package parking
+
+import (
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Bullet is one parked item, a line under "## Parked items" in the grammar of SPEC §4:
+// "- **<slug>** — <summary>. Raised: <YYYY-MM-DD>. Why: <one sentence>. How to apply: <what to
+// ask or do>." Fields hold their text without the period that ends it.
+type Bullet struct {
+	Slug    string // [a-z0-9-]+
+	Summary string // "User raised: …. Pending: …", "Deferred: …. Context: …" or "Side idea: …. Raised while: …"
+	Raised  string // YYYY-MM-DD, or "" when the bullet carries no valid date
+	Why     string
+	How     string
+}
+
+// DateLayout is the layout of Raised dates and of every date cairn prints for parked items.
+const DateLayout = "2006-01-02"
+
+// maxSlug bounds a slug; longer ones are cut at a dash where possible.
+const maxSlug = 64
+
+// Field markers, lowercase. "How:" is accepted for "How to apply:" on read.
+var markers = []struct {
+	text  string
+	field int
+}{
+	{"raised:", fieldRaised},
+	{"why:", fieldWhy},
+	{"how to apply:", fieldHow},
+	{"how:", fieldHow},
+}
+
+const (
+	fieldSummary = iota
+	fieldRaised
+	fieldWhy
+	fieldHow
+)
+
+// ParseBullet reads one bullet tolerantly: "-", "*" or "+" bullets, an optional "[ ]" box, the
+// slug in bold, in backticks or bare, "—", "–", "--", "-" or ":" after it, fields in any order
+// and in any case, bold field names. A bullet with no slug gets one derived from its summary.
+// text is the bullet's first line, with any continuation lines joined to it by spaces. ok is
+// false when text is not a bullet. The fields come back canonical (see Format), so that
+// ParseBullet(Format(b)) == b for every b that ParseBullet returns.
+func ParseBullet(text string) (b Bullet, ok bool) {
+	s := strings.TrimLeft(text, " \t")
+	if len(s) < 2 || !strings.ContainsRune("-*+", rune(s[0])) || (s[1] != ' ' && s[1] != '\t') {
+		return Bullet{}, false
+	}
+	s = collapse(s[2:])
+	for _, box := range []string{"[ ] ", "[x] ", "[X] "} {
+		s = strings.TrimPrefix(s, box)
+	}
+	if s == "" {
+		return Bullet{}, false
+	}
+	var rest string
+	slug := ""
+	if inner, after, found := delimited(s); found {
+		slug, rest = Slugify(inner), after
+	} else if tok, after, found := bareSlug(s); found {
+		slug, rest = Slugify(tok), after
+	} else {
+		rest = s
+	}
+	if slug != "" {
+		rest = stripSeparator(rest)
+	}
+	b = parseFields(rest)
+	b.Slug = slug
+	if b.Slug == "" {
+		b.Slug = deriveSlug(b.Summary)
+	}
+	return b, true
+}
+
+// delimited splits "**slug** rest", "__slug__ rest" or "`slug` rest".
+func delimited(s string) (inner, rest string, ok bool) {
+	for _, d := range []string{"**", "__", "`"} {
+		if strings.HasPrefix(s, d) {
+			if j := strings.Index(s[len(d):], d); j >= 0 {
+				inner = s[len(d) : len(d)+j]
+				if Slugify(inner) == "" {
+					return "", "", false
+				}
+				return inner, s[len(d)+j+len(d):], true
+			}
+		}
+	}
+	return "", "", false
+}
+
+// bareSlug splits "fix-login — rest": a single word before a dash separator.
+func bareSlug(s string) (tok, rest string, ok bool) {
+	i := strings.IndexByte(s, ' ')
+	if i <= 0 {
+		return "", "", false
+	}
+	tok = s[:i]
+	for _, r := range tok {
+		if !(r == '-' || r == '_' || r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r))) {
+			return "", "", false
+		}
+	}
+	after := s[i+1:]
+	for _, sep := range []string{"— ", "– ", "-- ", "- "} {
+		if strings.HasPrefix(after, sep) {
+			return tok, after, true
+		}
+	}
+	return "", "", false
+}
+
+// stripSeparator removes one separator between the slug and the summary.
+func stripSeparator(s string) string {
+	s = strings.TrimLeft(s, " ")
+	for _, sep := range []string{"—", "–", "--", "-", ":"} {
+		if rest, ok := strings.CutPrefix(s, sep); ok && (rest == "" || rest[0] == ' ') {
+			return strings.TrimLeft(rest, " ")
+		}
+	}
+	return s
+}
+
+// parseFields splits the text after the slug at the field markers. The text before the first
+// marker is the summary; a field named twice keeps its first value.
+func parseFields(s string) Bullet {
+	var vals [4]string
+	var seen [4]bool
+	field, start := fieldSummary, 0
+	set := func(end int) {
+		if !seen[field] {
+			vals[field], seen[field] = s[start:end], true
+		}
+	}
+	scanMarkers(s, func(i, m int) {
+		set(i)
+		field, start = markers[m].field, i+len(markers[m].text)
+	})
+	set(len(s))
+	b := Bullet{
+		Summary: cleanField(vals[fieldSummary]),
+		Why:     cleanField(vals[fieldWhy]),
+		How:     cleanField(vals[fieldHow]),
+	}
+	b.Raised = parseDate(cleanField(vals[fieldRaised]))
+	return b
+}
+
+// scanMarkers calls fn with the offset and index of each field marker in s, in order. A marker
+// counts only at the start of the text or after the end of a sentence or clause ('.', ';', ',',
+// '?', '!', '(', '[', '|', a dash), ignoring spaces and bold markup between. So "User raised: x"
+// is a summary while "x. Raised: 2024-05-01" is a date. It is one pass over s.
+func scanMarkers(s string, fn func(i, m int)) {
+	lower := asciiLower(s)
+	open := true // a marker may start here
+	for i := 0; i < len(s); {
+		if open {
+			if m, ok := markerAt(lower, i); ok {
+				fn(i, m)
+				i += len(markers[m].text)
+				open = false // after the marker's colon
+				continue
+			}
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !strings.ContainsRune(" *_", r) {
+			open = opensMarker(r)
+		}
+		i += n
+	}
+}
+
+func markerAt(lower string, i int) (int, bool) {
+	for m, mk := range markers {
+		if strings.HasPrefix(lower[i:], mk.text) {
+			return m, true
+		}
+	}
+	return 0, false
+}
+
+// opensMarker reports whether a field marker may follow r (spaces and bold markup aside).
+func opensMarker(r rune) bool {
+	return strings.ContainsRune(".;,?!([|-—–", r)
+}
+
+// cleanField trims a field's value: spaces, a bold marker left over from "**Why:**", and the
+// trailing periods that end the field.
+func cleanField(v string) string {
+	v = strings.TrimSpace(v)
+	for _, d := range []string{"**", "__"} {
+		v = strings.TrimSpace(strings.TrimPrefix(v, d))
+		v = strings.TrimSpace(strings.TrimSuffix(v, d))
+	}
+	return neutralise(v)
+}
+
+// parseDate returns the YYYY-MM-DD date v starts with, or "".
+func parseDate(v string) string {
+	if len(v) < len(DateLayout) {
+		return ""
+	}
+	d := v[:len(DateLayout)]
+	if _, err := time.Parse(DateLayout, d); err != nil {
+		return ""
+	}
+	return d
+}
+
+// Format writes b canonically, on one line, without a newline. Text is neutralised first: line
+// breaks and control characters become spaces, "**" and "__" (bold) collapse to one character,
+// and a field name that would start a new field when read back ("x. Why: y") loses its colon
+// ("x. Why - y"), so no text can forge a bullet, a heading, bold or a field.
+func Format(b Bullet) string {
+	b = b.canonical()
+	var sb strings.Builder
+	sb.WriteString("- **")
+	sb.WriteString(b.Slug)
+	sb.WriteString("** —")
+	add := func(label, v string) {
+		if v == "" {
+			return
+		}
+		sb.WriteString(" ")
+		sb.WriteString(label)
+		sb.WriteString(v)
+		if !strings.HasSuffix(v, "?") && !strings.HasSuffix(v, "!") {
+			sb.WriteString(".")
+		}
+	}
+	add("", b.Summary)
+	add("Raised: ", b.Raised)
+	add("Why: ", b.Why)
+	add("How to apply: ", b.How)
+	return sb.String()
+}
+
+// canonical returns b with every field neutralised and the slug valid.
+func (b Bullet) canonical() Bullet {
+	b.Summary, b.Why, b.How = neutralise(b.Summary), neutralise(b.Why), neutralise(b.How)
+	b.Raised = parseDate(b.Raised)
+	if s := Slugify(b.Slug); s != "" {
+		b.Slug = s
+	} else {
+		b.Slug = deriveSlug(b.Summary)
+	}
+	return b
+}
+
+// neutralise makes s safe as one field of one bullet line (see Format). It is idempotent.
+func neutralise(s string) string {
+	if !plain(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+		s = strings.Map(func(r rune) rune {
+			if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+				return ' '
+			}
+			return r
+		}, s)
+		for strings.Contains(s, "**") || strings.Contains(s, "__") {
+			s = strings.ReplaceAll(strings.ReplaceAll(s, "**", "*"), "__", "_")
+		}
+		s = collapse(s)
+	}
+	s = defuse(s)
+	for {
+		t := strings.TrimRight(s, ". ")
+		if t == s {
+			break
+		}
+		s = t
+	}
+	return s
+}
+
+// plain reports text that only defuse and the final trim can change: printable ASCII, single
+// spaces inside, no "**" or "__". Most text is; it is then not copied.
+func plain(s string) bool {
+	if s == "" {
+		return true
+	}
+	if s[0] == ' ' || s[len(s)-1] == ' ' || strings.Contains(s, "  ") || strings.Contains(s, "**") || strings.Contains(s, "__") {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// defuse takes the colon from every field name in s that ParseBullet would read as the start of
+// a field, with s at the start of a field ("x. Why: y" → "x. Why - y"). It judges each one in
+// the text as written so far: defusing one can make the next one count ("Why: Raised:" →
+// "Why - Raised -").
+func defuse(s string) string {
+	found := false
+	scanMarkers(s, func(int, int) { found = true })
+	if !found {
+		return s
+	}
+	var b strings.Builder
+	lower := asciiLower(s)
+	open := true
+	for i := 0; i < len(s); {
+		if open {
+			if m, ok := markerAt(lower, i); ok {
+				b.WriteString(s[i : i+len(markers[m].text)-1])
+				b.WriteString(" -")
+				i += len(markers[m].text)
+				continue // open stays true: '-' opens a marker
+			}
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !strings.ContainsRune(" *_", r) {
+			open = opensMarker(r)
+		}
+		b.WriteString(s[i : i+n])
+		i += n
+	}
+	return b.String()
+}
+
+// asciiLower lowercases ASCII letters only, so that byte offsets into the result are offsets
+// into s.
+func asciiLower(s string) string {
+	i := 0
+	for i < len(s) && (s[i] < 'A' || s[i] > 'Z') {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// collapse turns every run of white space into one space and trims both ends.
+func collapse(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// Slugify turns s into a slug: lowercase ASCII letters and digits, other runs as one '-', no
+// dash at either end, at most 64 characters. It returns "" when nothing is left.
+func Slugify(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(r)
+			dash = false
+			continue
+		}
+		dash = true
+	}
+	out := b.String()
+	if len(out) > maxSlug {
+		out = out[:maxSlug]
+		if i := strings.LastIndexByte(out, '-'); i > maxSlug/2 {
+			out = out[:i]
+		}
+		out = strings.TrimRight(out, "-")
+	}
+	return out
+}
+
+// ValidSlug reports whether s is a slug as Slugify writes it.
+func ValidSlug(s string) bool {
+	return s != "" && Slugify(s) == s
+}
+
+// formLabels start the three entry forms; a derived slug leaves them out.
+var formLabels = []string{"user raised:", "deferred:", "side idea:"}
+
+// slugStopWords are left out of derived slugs: they say nothing about the idea.
+var slugStopWords = map[string]bool{
+	"a": true, "an": true, "the": true, "and": true, "but": true, "or": true, "so": true,
+	"to": true, "of": true, "ok": true, "okay": true, "please": true, "lets": true, "let": true, "us": true,
+}
+
+// deriveSlug makes a slug from the first words of a summary, after its entry-form label.
+func deriveSlug(summary string) string {
+	s := summary
+	for _, l := range formLabels {
+		if len(s) >= len(l) && strings.EqualFold(s[:len(l)], l) {
+			s = s[len(l):]
+			break
+		}
+	}
+	if i := strings.IndexAny(s, ".?!"); i > 0 {
+		s = s[:i]
+	}
+	words := strings.Fields(s)
+	var b strings.Builder
+	for _, w := range words {
+		w = Slugify(strings.NewReplacer("'", "", "’", "").Replace(w))
+		if w == "" || slugStopWords[w] {
+			continue
+		}
+		if b.Len() > 0 && b.Len()+1+len(w) > 40 {
+			break
+		}
+		if b.Len() > 0 {
+			b.WriteByte('-')
+		}
+		b.WriteString(w)
+		if strings.Count(b.String(), "-") >= 4 {
+			break
+		}
+	}
+	if b.Len() == 0 {
+		return "item"
+	}
+	return Slugify(b.String())
+}

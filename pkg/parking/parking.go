@@ -1,0 +1,447 @@
+// Package parking keeps a session's open loops — questions left unanswered, ideas deferred,
+// side ideas — so that compaction, /clear and the end of a session do not lose them (seeds 000
+// and 003, SPEC §4).
+//
+// Items live as bullets under "## Parked items" in .claude/state/session-context.md, a file
+// shared with the PreCompact snapshot: parking reads and writes only its own section and keeps
+// every other byte. Items that older versions wrote as session-open-*.md files in Claude Code's
+// per-project memory directory are read too, listed with the others (the bullet wins when both
+// have the same slug), and removed when archived or expired, never written. Every removal is
+// first recorded, whole, in the append-only audit log .notes/logs/session-archive.jsonl.
+//
+// Every change happens inside one locked read-modify-write of session-context.md, so parallel
+// hooks and sessions never lose an item; reading is lock-free. Every age is measured against an
+// injected clock, in whole calendar days of the clock's location.
+package parking
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cairn-hooks/cairn/pkg/project"
+	"github.com/cairn-hooks/cairn/pkg/redact"
+	"github.com/cairn-hooks/cairn/pkg/safefile"
+)
+
+// Thresholds of seed 000, fixed and not configurable (SPEC §4).
+const (
+	// StaleDays: an item this old is listed with "⚠ stale" so that it is either acted on or archived.
+	StaleDays = 14
+	// ExpireDays: an item this old is deleted (and logged) before listing and at SessionEnd;
+	// whatever it was about has been settled or forgotten by then.
+	ExpireDays = 30
+	// MaxOpen: parking refuses a new item while this many are open, so that the list stays
+	// something a person reads (seed 000's memory pollution guard).
+	MaxOpen = 10
+)
+
+// Source says where an item lives.
+type Source string
+
+const (
+	Current Source = "current" // a bullet in session-context.md
+	Legacy  Source = "legacy"  // a session-open-*.md memory file
+)
+
+// Item is one open parked item, from either source.
+type Item struct {
+	Slug        string
+	Name        string // the slug for a bullet; the frontmatter name for a legacy file
+	Description string // the summary for a bullet; the frontmatter description for a legacy file
+	Raised      string // YYYY-MM-DD: the Raised date (today for an undated bullet); a legacy file's modification date
+	Why, How    string
+	Source      Source
+	Path        string // the legacy file; "" for a bullet
+	Text        string // the bullet as written or the whole legacy file: what the audit log keeps
+
+	block  int    // index of the bullet's block; -1 for a legacy file
+	search string // lowercased text that archive matches content against
+	copies []Item // other items with the same slug that this one hides (legacy files)
+}
+
+// Age is the item's age in whole days on the calendar of today's location (0 for today or a
+// future date).
+func (it Item) Age(today time.Time) int { return ageDays(it.Raised, today) }
+
+// Stale reports whether the item is listed with "⚠ stale".
+func (it Item) Stale(today time.Time) bool { return it.Age(today) >= StaleDays }
+
+func ageDays(date string, today time.Time) int {
+	d, err := time.ParseInLocation(DateLayout, date, time.UTC)
+	if err != nil {
+		return 0
+	}
+	y, m, dd := today.Date()
+	t := time.Date(y, m, dd, 0, 0, 0, 0, time.UTC)
+	n := int(t.Sub(d).Hours() / 24)
+	return max(n, 0)
+}
+
+// ContextPath is session-context.md under the project root.
+func ContextPath(root string) string {
+	return filepath.Join(project.StateDir(root), "session-context.md")
+}
+
+// AuditPath is the audit log under the project root; LegacyAuditPath is seed 000's, read only.
+func AuditPath(root string) string {
+	return filepath.Join(root, ".notes", "logs", "session-archive.jsonl")
+}
+
+// LegacyAuditPath is where seed 000 kept the audit log; cairn reads it and never writes it.
+func LegacyAuditPath(root string) string {
+	return filepath.Join(root, ".claude", "logs", "session-archive.jsonl")
+}
+
+// MaxContextSize bounds session-context.md: a larger file is refused rather than read, so
+// that a hook's memory stays bounded (the file normally holds a snapshot and ten bullets).
+const MaxContextSize = 4 << 20
+
+// Store is the parked items of one project.
+type Store struct {
+	Root   string          // the project root
+	Files  safefile.Writer // writes session-context.md and the audit log
+	Legacy safefile.Writer // removes legacy files; confined to LegacyDirs
+	Dirs   []string        // the legacy memory directories (LegacyDirs)
+	Now    func() time.Time
+}
+
+// New returns the store of the project at root. config is Claude Code's config directory ("" when
+// unknown: legacy files are then not looked for). files writes inside the project; a
+// safefile.DryRun makes the whole store a dry run.
+func New(root, config string, files safefile.Writer, now func() time.Time) *Store {
+	dirs := LegacyDirs(config, root)
+	return &Store{Root: root, Files: files, Legacy: LegacyWriter(files, dirs), Dirs: dirs, Now: now}
+}
+
+// Expire deletes the parked items of the project at root that are ExpireDays old or more —
+// bullets by their Raised date, legacy files by their modification time — recording each in the
+// audit log with "action":"expired" first, and returns them. It also gives undated bullets
+// today's date, which starts their clock. SessionEnd calls it, and SessionStart to finish a
+// clean-up that a killed SessionEnd left.
+func Expire(root, config string, files safefile.Writer, now func() time.Time) ([]Item, error) {
+	return New(root, config, files, now).Expire()
+}
+
+// Errors of Park and Archive.
+var (
+	ErrNoMatch   = errors.New("no parked item matches")
+	ErrSlugTaken = errors.New("slug is taken")
+)
+
+// FullError is Park's refusal: MaxOpen items are open already. Items are the open items.
+type FullError struct{ Items []Item }
+
+func (e *FullError) Error() string {
+	return fmt.Sprintf("%d items are parked already; archive one first", len(e.Items))
+}
+
+// AmbiguousError is Archive's refusal: several items match equally well. Nothing was changed.
+type AmbiguousError struct {
+	Query      string
+	Candidates []Item
+}
+
+func (e *AmbiguousError) Error() string {
+	return fmt.Sprintf("%q matches %d items equally well; nothing archived", e.Query, len(e.Candidates))
+}
+
+// todayString is the clock's date, in the clock's location.
+func (s *Store) todayString() string { return s.Now().Format(DateLayout) }
+
+// read reads session-context.md without a lock. A symlink is refused: it could lead out of the
+// project.
+func (s *Store) read() ([]byte, error) {
+	path := ContextPath(s.Root)
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	if fi.Size() > MaxContextSize {
+		return nil, fmt.Errorf("%s: larger than %d MiB; refusing to read it", path, MaxContextSize>>20)
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return data, err
+}
+
+// List returns the open items, current bullets in file order then legacy files newest first,
+// de-duplicated by slug. It writes nothing (expired items are still listed: see Expire).
+func (s *Store) List() ([]Item, error) {
+	data, err := s.read()
+	if err != nil {
+		return nil, err
+	}
+	legacy, lerr := readLegacy(s.Dirs)
+	return items(parseContext(data), nil, legacy, s.todayString(), s.Now().Location()), lerr
+}
+
+// items merges both sources: bullets in order (but the removed ones), then legacy files whose
+// slug no bullet has; a legacy file hidden by another item becomes one of its copies.
+func items(f *contextFile, removed map[int]bool, legacy []legacyFile, today string, loc *time.Location) []Item {
+	var out []Item
+	bySlug := map[string]int{}
+	for i, bl := range f.blocks {
+		if removed[i] {
+			continue
+		}
+		b := bl.bullet
+		raised := b.Raised
+		if raised == "" {
+			raised = today
+		}
+		it := Item{
+			Slug: b.Slug, Name: b.Slug, Description: b.Summary, Raised: raised, Why: b.Why, How: b.How,
+			Source: Current, Text: bl.text, block: i,
+			search: strings.ToLower(b.Summary + "\n" + b.Why + "\n" + b.How + "\n" + bl.text),
+		}
+		if _, dup := bySlug[it.Slug]; !dup {
+			bySlug[it.Slug] = len(out)
+		}
+		out = append(out, it)
+	}
+	for _, lf := range legacy {
+		it := legacyItem(lf, loc)
+		if j, dup := bySlug[it.Slug]; dup {
+			out[j].copies = append(out[j].copies, it)
+			continue
+		}
+		bySlug[it.Slug] = len(out)
+		out = append(out, it)
+	}
+	return out
+}
+
+func legacyItem(lf legacyFile, loc *time.Location) Item {
+	return Item{
+		Slug: lf.slug, Name: lf.name, Description: lf.desc, Raised: lf.mod.In(loc).Format(DateLayout),
+		Why: lf.why, How: lf.how, Source: Legacy, Path: lf.path, Text: lf.text, block: -1, search: lf.searchFor,
+	}
+}
+
+// txn is one locked read-modify-write of session-context.md.
+type txn struct {
+	s      *Store
+	f      *contextFile
+	legacy []legacyFile
+	e      edit
+	stamp  bool // date undated bullets even if nothing else changes
+}
+
+// update runs fn under the lock of session-context.md and writes the section back if fn changed
+// it. Undated bullets are given today's date whenever the section is written (so a refusal,
+// which changes nothing, does not write), and by Expire.
+func (s *Store) update(fn func(t *txn) error) error {
+	path := ContextPath(s.Root)
+	if fi, err := os.Lstat(path); err == nil && fi.Size() > MaxContextSize {
+		return fmt.Errorf("%s: larger than %d MiB; refusing to read it", path, MaxContextSize>>20)
+	}
+	_, err := s.Files.Update(path, 0o644, func(old []byte, exists bool) ([]byte, error) {
+		t := &txn{s: s, f: parseContext(old), e: edit{remove: map[int]bool{}, replace: map[int]string{}}}
+		var err error
+		if t.legacy, err = readLegacy(s.Dirs); err != nil {
+			return nil, err
+		}
+		if err := fn(t); err != nil {
+			return nil, err
+		}
+		if t.e.empty() && !t.stamp {
+			return nil, safefile.ErrNoChange
+		}
+		today := s.todayString()
+		for i, bl := range t.f.blocks {
+			if !bl.dated && !t.e.remove[i] {
+				b := bl.bullet
+				b.Raised = today
+				t.e.replace[i] = Format(b)
+			}
+		}
+		if t.e.empty() {
+			return nil, safefile.ErrNoChange
+		}
+		return t.f.render(t.e, exists), nil
+	})
+	return err
+}
+
+func (t *txn) items() []Item {
+	return items(t.f, t.e.remove, t.liveLegacy(), t.s.todayString(), t.s.Now().Location())
+}
+
+func (t *txn) liveLegacy() []legacyFile {
+	var out []legacyFile
+	for _, lf := range t.legacy {
+		if lf.path != "" {
+			out = append(out, lf)
+		}
+	}
+	return out
+}
+
+// remove records items in the audit log, in one append, then deletes them. Recording first means
+// that a failure can leave an item logged and still open, never removed and unlogged.
+func (t *txn) remove(items []Item, action string) error {
+	if len(items) == 0 {
+		return nil
+	}
+	if err := t.s.log(items, action); err != nil {
+		return err
+	}
+	for _, c := range items {
+		if c.Source == Current {
+			t.e.remove[c.block] = true
+			continue
+		}
+		if err := t.s.Legacy.Remove(c.Path); err != nil {
+			return fmt.Errorf("%s: %w", c.Path, err)
+		}
+		for i := range t.legacy {
+			if t.legacy[i].path == c.Path {
+				t.legacy[i].path = ""
+			}
+		}
+	}
+	return nil
+}
+
+// withCopies returns it and the legacy copies it hides, each without copies.
+func withCopies(it Item) []Item {
+	all := append([]Item{it}, it.copies...)
+	for i := range all {
+		all[i].copies = nil
+	}
+	return all
+}
+
+// expire removes every bullet and legacy file ExpireDays old or more, one by one (a legacy copy
+// hidden behind a bullet ages on its own).
+func (t *txn) expire() ([]Item, error) {
+	today := t.s.Now()
+	var gone []Item
+	for _, it := range t.items() {
+		for _, c := range withCopies(it) {
+			if c.Age(today) >= ExpireDays {
+				gone = append(gone, c)
+			}
+		}
+	}
+	return gone, t.remove(gone, ActionExpired)
+}
+
+// Expire deletes the items that are ExpireDays old or more (see the function Expire).
+func (s *Store) Expire() ([]Item, error) {
+	var gone []Item
+	err := s.update(func(t *txn) error {
+		var err error
+		t.stamp = true
+		gone, err = t.expire()
+		return err
+	})
+	return gone, err
+}
+
+// Park adds b as a new bullet raised today, after deleting expired items. Text fields are
+// redacted (package redact) and neutralised (see Format). An empty Slug is derived from the
+// summary and made unique with -2, -3, …; a given Slug must be valid and free (ErrSlugTaken).
+// When an open item has the same summary already (a prompt submitted twice), nothing is added
+// and that item is returned with added false. With MaxOpen items open, Park returns a
+// *FullError listing them.
+func (s *Store) Park(b Bullet) (it Item, added bool, err error) {
+	b.Summary, b.Why, b.How = redact.Redact(b.Summary), redact.Redact(b.Why), redact.Redact(b.How)
+	b.Raised = s.todayString()
+	if b.Slug != "" && !ValidSlug(b.Slug) {
+		return Item{}, false, fmt.Errorf("slug %q is not valid: use lowercase letters, digits and single dashes", b.Slug)
+	}
+	given := b.Slug != ""
+	b = b.canonical()
+	var result error
+	err = s.update(func(t *txn) error {
+		if _, err := t.expire(); err != nil {
+			return err
+		}
+		open := t.items()
+		for _, o := range open {
+			if strings.EqualFold(neutralise(o.Description), b.Summary) {
+				it = o
+				return nil
+			}
+		}
+		if len(open) >= MaxOpen {
+			result = &FullError{Items: open}
+			return nil
+		}
+		taken := map[string]bool{}
+		for _, o := range open {
+			taken[o.Slug] = true
+			for _, c := range o.copies {
+				taken[c.Slug] = true
+			}
+		}
+		if !given {
+			b.Slug = uniqueSlug(b.Slug, taken)
+		} else if taken[b.Slug] {
+			result = fmt.Errorf("%w: %q names an open item already", ErrSlugTaken, b.Slug)
+			return nil
+		}
+		line := Format(b)
+		t.e.add = append(t.e.add, line)
+		added = true
+		it = Item{Slug: b.Slug, Name: b.Slug, Description: b.Summary, Raised: b.Raised, Why: b.Why, How: b.How, Source: Current, Text: line, block: -1}
+		return nil
+	})
+	if err != nil {
+		return Item{}, false, err
+	}
+	return it, added, result
+}
+
+func uniqueSlug(base string, taken map[string]bool) string {
+	if !taken[base] {
+		return base
+	}
+	for n := 2; ; n++ {
+		s := fmt.Sprintf("%s-%d", base, n)
+		if !taken[s] {
+			return s
+		}
+	}
+}
+
+// Archive removes the one item that best matches query (see Match) — the bullet, or the legacy
+// file, and any legacy copy with the same slug — after recording it in the audit log with
+// "action":"archived". No match gives ErrNoMatch; several equally good ones an
+// *AmbiguousError, and nothing changes.
+func (s *Store) Archive(query string) (Item, error) {
+	var it Item
+	var result error
+	err := s.update(func(t *txn) error {
+		c := Match(t.items(), query)
+		switch len(c) {
+		case 0:
+			result = fmt.Errorf("%w %q", ErrNoMatch, query)
+			return nil
+		case 1:
+			it = c[0]
+			return t.remove(withCopies(it), ActionArchived)
+		default:
+			result = &AmbiguousError{Query: query, Candidates: c}
+			return nil
+		}
+	})
+	if err != nil {
+		return Item{}, err
+	}
+	return it, result
+}

@@ -1,0 +1,131 @@
+package parking
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+	"time"
+)
+
+// NoItems is what resume prints when nothing is parked.
+const NoItems = "No pending session items."
+
+// The two closing lines of seed 000's resume layout, as the seed writes them.
+const (
+	hintArchive = "→ /session archive <slug> to close an item"
+	hintSummary = "→ /session summary for a full session digest"
+)
+
+// group is the items raised on one date; today's group is "This session".
+type group struct {
+	date  string
+	today bool
+	items []Item
+}
+
+// groups orders items for listing: today's first, then one group per earlier date, newest
+// first; within a group, items keep their order. A date after today counts as today.
+func groups(items []Item, today time.Time) []group {
+	t := today.Format(DateLayout)
+	var out []group
+	idx := map[string]int{}
+	for _, it := range items {
+		d := it.Raised
+		if d >= t {
+			d = t
+		}
+		i, ok := idx[d]
+		if !ok {
+			i = len(out)
+			idx[d] = i
+			out = append(out, group{date: d, today: d == t})
+		}
+		out[i].items = append(out[i].items, it)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].date > out[j].date })
+	return out
+}
+
+// Line is one item as resume and summary list it: "- [ ] [⚠ stale — ]<name> — <description>".
+func Line(it Item, today time.Time) string {
+	var b strings.Builder
+	b.WriteString("- [ ] ")
+	if it.Stale(today) {
+		b.WriteString("⚠ stale — ")
+	}
+	b.WriteString(oneLine(it.Name))
+	if d := oneLine(it.Description); d != "" {
+		b.WriteString(" — ")
+		b.WriteString(d)
+	}
+	return b.String()
+}
+
+// Render returns items in seed 000's resume layout, exactly:
+//
+//	## Session Pending — <today>
+//
+//	### This session
+//	- [ ] <name> — <description>
+//
+//	### Earlier (<YYYY-MM-DD>)
+//	- [ ] ⚠ stale — <name> — <description>
+//
+//	→ /session archive <slug> to close an item
+//	→ /session summary for a full session digest
+//
+// with a group per date, newest first, and empty groups left out; or "No pending session
+// items." when there are none. The text ends with a newline.
+func Render(items []Item, today time.Time) string {
+	if len(items) == 0 {
+		return NoItems + "\n"
+	}
+	var b strings.Builder
+	b.WriteString("## Session Pending — " + today.Format(DateLayout) + "\n")
+	for _, g := range groups(items, today) {
+		if g.today {
+			b.WriteString("\n### This session\n")
+		} else {
+			b.WriteString("\n### Earlier (" + g.date + ")\n")
+		}
+		for _, it := range g.items {
+			b.WriteString(Line(it, today) + "\n")
+		}
+	}
+	b.WriteString("\n" + hintArchive + "\n" + hintSummary + "\n")
+	return b.String()
+}
+
+// JSONItem is an item as resume --json prints it.
+type JSONItem struct {
+	Slug        string `json:"slug"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Raised      string `json:"raised"`
+	AgeDays     int    `json:"age_days"`
+	Stale       bool   `json:"stale"`
+	Source      Source `json:"source"`
+	Path        string `json:"path,omitempty"`
+	Why         string `json:"why,omitempty"`
+	How         string `json:"how,omitempty"`
+}
+
+// RenderJSON returns items as one JSON object {"date": today, "items": […]}, in Render's order,
+// indented, with a final newline.
+func RenderJSON(items []Item, today time.Time) []byte {
+	out := struct {
+		Date  string     `json:"date"`
+		Items []JSONItem `json:"items"`
+	}{Date: today.Format(DateLayout), Items: []JSONItem{}}
+	for _, g := range groups(items, today) {
+		for _, it := range g.items {
+			out.Items = append(out.Items, JSONItem{
+				Slug: it.Slug, Name: it.Name, Description: it.Description, Raised: it.Raised,
+				AgeDays: it.Age(today), Stale: it.Stale(today), Source: it.Source, Path: it.Path,
+				Why: it.Why, How: it.How,
+			})
+		}
+	}
+	b, _ := json.MarshalIndent(out, "", "  ") // strings and ints only: cannot fail
+	return append(b, '\n')
+}
