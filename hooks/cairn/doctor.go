@@ -1,0 +1,529 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/cairn-hooks/cairn/pkg/parking"
+	"github.com/cairn-hooks/cairn/pkg/project"
+	"github.com/cairn-hooks/cairn/pkg/registry"
+	"github.com/cairn-hooks/cairn/pkg/runstate"
+	"github.com/cairn-hooks/cairn/pkg/safefile"
+	"github.com/cairn-hooks/cairn/pkg/settings"
+	"github.com/cairn-hooks/cairn/pkg/skills"
+	"github.com/cairn-hooks/cairn/pkg/transcript"
+	"github.com/cairn-hooks/cairn/pkg/version"
+	"github.com/cairn-hooks/cairn/pkg/whiteboard"
+)
+
+func init() {
+	topLevel["doctor"] = command{"[--json]",
+		"check the hook wiring, the skills and the state files, and report the hooks' real latency", runDoctor}
+}
+
+// Latency report bounds.
+const (
+	// recentTranscripts: the newest few sessions give a median of the hooks as they are now
+	// installed, not as they were weeks ago, and bound the work.
+	recentTranscripts = 5
+	// transcriptMaxBytes: each transcript is read from its end. A hook run is one short line, so
+	// the last 32 MiB hold far more runs than a median needs, even in a transcript of gigabytes.
+	transcriptMaxBytes = 32 << 20
+	// sessionEndBudgetMs is SPEC §3's bound for a SessionEnd run ("well under 500 ms"): Claude
+	// Code cancels SessionEnd hooks after 1.5 s unless a timeout raises that.
+	sessionEndBudgetMs = 500
+)
+
+// Check outcomes.
+const (
+	statusOK   = "ok"
+	statusWarn = "warn"
+	statusFail = "FAIL"
+)
+
+// finding is one line of the report.
+type finding struct {
+	Status string `json:"status"`
+	Check  string `json:"check"`
+	Detail string `json:"detail"`
+}
+
+// hookLatency is what the transcripts say about one hook.
+type hookLatency struct {
+	Event    string `json:"event"`
+	Runs     int    `json:"runs"`
+	MedianMs int64  `json:"median_ms"`
+	MaxMs    int64  `json:"max_ms"`
+	TimedOut int    `json:"timed_out"`
+	Failed   int    `json:"failed"` // any outcome but success, timeouts included
+}
+
+type doctor struct {
+	ctx      context.Context
+	root     string
+	config   string // "" when unknown
+	self     string // this cairn executable
+	findings []finding
+	latency  []hookLatency
+}
+
+func (d *doctor) add(status, check, format string, args ...any) {
+	d.findings = append(d.findings, finding{status, check, fmt.Sprintf(format, args...)})
+}
+
+func runDoctor(ctx context.Context, c *CLI, args []string) error {
+	fl := flag.NewFlagSet("doctor", flag.ContinueOnError)
+	asJSON := fl.Bool("json", false, "print the report as JSON")
+	pos, err := parseInterleaved(fl, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("cairn doctor [--json]")
+	}
+	root, err := c.Root()
+	if err != nil {
+		return err
+	}
+	d := &doctor{ctx: ctx, root: root}
+	d.config, _ = project.ConfigDir(c.Env)
+	if self, err := os.Executable(); err == nil {
+		if real, err := filepath.EvalSymlinks(self); err == nil {
+			self = real
+		}
+		d.self = self
+	}
+	d.add(statusOK, "cairn", "version %s at %s; project %s", version.String(), d.self, root)
+
+	cli := d.checkHooks()
+	d.checkSkills(cli)
+	d.checkState(c)
+	d.checkLatency(cli)
+
+	failed := 0
+	for _, f := range d.findings {
+		if f.Status == statusFail {
+			failed++
+		}
+	}
+	if *asJSON {
+		b, _ := json.MarshalIndent(struct {
+			OK       bool          `json:"ok"`
+			Checks   []finding     `json:"checks"`
+			Latency  []hookLatency `json:"latency"`
+			Version  string        `json:"version"`
+			Project  string        `json:"project"`
+			Settings []string      `json:"settings_files"`
+		}{failed == 0, d.findings, nonNil(d.latency), version.String(), root, d.settingsFiles()}, "", "  ")
+		fmt.Fprintf(c.Stdout, "%s\n", b)
+	} else {
+		for _, f := range d.findings {
+			fmt.Fprintf(c.Stdout, "%-4s %s: %s\n", f.Status, f.Check, f.Detail)
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("doctor found %d problem(s)", failed)
+	}
+	return nil
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// settingsFiles are the settings files whose hooks Claude Code merges for this project, from the
+// lowest precedence to the highest (reference §3.3); managed settings are not cairn's to check.
+func (d *doctor) settingsFiles() []string {
+	var out []string
+	if d.config != "" {
+		out = append(out, filepath.Join(d.config, "settings.json"))
+	}
+	return append(out,
+		filepath.Join(d.root, ".claude", "settings.json"),
+		filepath.Join(d.root, ".claude", "settings.local.json"))
+}
+
+// owner recognises cairn's entries: binaries next to this cairn, or in any cairn/bin.
+func (d *doctor) owner() settings.Owner {
+	if d.self == "" {
+		return settings.Owner{}
+	}
+	return owner(filepath.Dir(d.self))
+}
+
+type wired struct {
+	file string
+	settings.Entry
+}
+
+// checkHooks checks that each hook is wired exactly once across the settings files, runs the
+// right binary, which exists, is executable and is this cairn's version. It returns the path of
+// the cairn CLI beside the wired hooks (this cairn when none is wired).
+func (d *doctor) checkHooks() (cli string) {
+	own := d.owner()
+	var mine []wired
+	read := 0
+	for _, path := range d.settingsFiles() {
+		data, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			d.add(statusFail, "settings", "%s: %v", path, err)
+			continue
+		}
+		read++
+		es, err := settings.Entries(data, own)
+		if err != nil {
+			d.add(statusFail, "settings", "%s: %s (Claude Code may ignore the whole file)", path,
+				strings.TrimPrefix(err.Error(), settings.ErrInvalid.Error()+": "))
+			continue
+		}
+		n := 0
+		for _, e := range es {
+			if e.Cairn {
+				mine = append(mine, wired{path, e})
+				n++
+			}
+		}
+		d.add(statusOK, "settings", "%s: valid, %d of cairn's hook entries", path, n)
+	}
+	if read == 0 {
+		d.add(statusFail, "settings", "no settings file found (%s): run cairn install", strings.Join(d.settingsFiles(), ", "))
+	}
+	cli = d.self
+	for _, spec := range hookSpecs {
+		var here []wired
+		for _, w := range mine {
+			if w.Event == spec.event {
+				here = append(here, w)
+			}
+		}
+		check := "hook " + spec.event
+		switch len(here) {
+		case 0:
+			d.add(statusFail, check, "not wired: run cairn install")
+			continue
+		case 1:
+		default:
+			var where []string
+			for _, w := range here {
+				where = append(where, w.Executable()+" in "+w.file)
+			}
+			d.add(statusFail, check, "wired %d times (%s): it would run more than once; remove the extra with cairn uninstall --user or --project DIR",
+				len(here), strings.Join(where, "; "))
+			continue
+		}
+		w := here[0]
+		prog := w.Executable()
+		if name := strings.TrimSuffix(filepath.Base(filepath.FromSlash(prog)), ".exe"); name != spec.binary {
+			d.add(statusFail, check, "runs %s, which is cairn's %s hook, not %s: run cairn install", prog, name, spec.binary)
+			continue
+		}
+		v, err := binaryVersion(d.ctx, filepath.FromSlash(prog), spec.binary)
+		if err != nil {
+			d.add(statusFail, check, "%v (wired in %s): a hook that cannot start is silently skipped; reinstall with install.sh", err, w.file)
+			continue
+		}
+		if v != version.String() {
+			d.add(statusFail, check, "%s is version %s but this cairn is %s: reinstall with install.sh", prog, v, version.String())
+			continue
+		}
+		cli = filepath.Join(filepath.Dir(filepath.FromSlash(prog)), settings.CLIName+exe())
+		form := "exec form"
+		if !w.Exec {
+			form = "shell form"
+		}
+		timeout := "no timeout"
+		if w.Timeout > 0 {
+			timeout = fmt.Sprintf("timeout %g s", w.Timeout)
+		}
+		d.add(statusOK, check, "%s (%s, %s, %s) in %s", prog, v, form, timeout, w.file)
+		switch {
+		case w.Matcher != "" && w.Matcher != "*":
+			d.add(statusWarn, check, "matcher %q: cairn's hooks gate themselves and a matcher can make Claude Code skip them; run cairn install to clear it", w.Matcher)
+		case !w.Exec:
+			d.add(statusWarn, check, "shell form: the command goes through a shell; run cairn install to write it in exec form")
+		case spec.event == "SessionEnd" && w.Timeout == 0:
+			d.add(statusWarn, check, "no timeout: SessionEnd hooks then share a 1.5 s budget; run cairn install to set one")
+		}
+	}
+	for _, w := range mine {
+		if !slices.ContainsFunc(hookSpecs, func(s hookSpec) bool { return s.event == w.Event }) {
+			d.add(statusFail, "hook "+w.Event, "cairn's %s is wired under an event cairn does not serve (in %s): run cairn install to remove it", w.Executable(), w.file)
+		}
+	}
+	return cli
+}
+
+// checkSkills checks that each skill Claude Code will use is cairn's and current: the personal
+// skill wins over the project's (reference §3.6).
+func (d *doctor) checkSkills(cli string) {
+	var dirs []string
+	if d.config != "" {
+		dirs = append(dirs, filepath.Join(d.config, "skills"))
+	}
+	dirs = append(dirs, filepath.Join(d.root, ".claude", "skills"))
+	for _, name := range skills.Names {
+		check := "skill /" + name
+		var path string
+		var data []byte
+		for _, dir := range dirs {
+			p := filepath.Join(dir, name, "SKILL.md")
+			if b, err := os.ReadFile(p); err == nil {
+				path, data = p, b
+				break
+			}
+		}
+		want, err := skills.Render(name, filepath.ToSlash(cli))
+		switch {
+		case err != nil:
+			d.add(statusFail, check, "%v", err)
+		case path == "":
+			d.add(statusWarn, check, "not installed: run cairn install")
+		case !skills.IsCairn(data):
+			d.add(statusWarn, check, "%s is not cairn's, and Claude Code uses it", path)
+		case string(data) != string(want):
+			d.add(statusWarn, check, "%s is from another cairn version or path: run cairn install", path)
+		default:
+			d.add(statusOK, check, "%s", path)
+		}
+	}
+}
+
+// checkState checks the state files cairn reads: the parked items, the session registry and the
+// active run.
+func (d *doctor) checkState(c *CLI) {
+	store := parking.New(d.root, d.config, safefile.DryRun{Out: io.Discard, Roots: []string{d.root}}, c.Now)
+	items, err := store.List()
+	switch {
+	case err != nil:
+		d.add(statusFail, "parked items", "%v", err)
+	default:
+		today := c.Now()
+		stale, expired := 0, 0
+		for _, it := range items {
+			switch age := it.Age(today); {
+			case age >= parking.ExpireDays:
+				expired++
+			case age >= parking.StaleDays:
+				stale++
+			}
+		}
+		detail := fmt.Sprintf("%d open (%d stale, %d past %d days) in %s", len(items), stale, expired, parking.ExpireDays, parking.ContextPath(d.root))
+		switch {
+		case len(items) >= parking.MaxOpen:
+			d.add(statusWarn, "parked items", "%s: nothing more is parked until some are archived (/session archive)", detail)
+		case expired > 0:
+			d.add(statusWarn, "parked items", "%s: SessionStart or SessionEnd should have removed the expired ones; is the hook wired?", detail)
+		default:
+			d.add(statusOK, "parked items", "%s", detail)
+		}
+	}
+
+	if ss, err := (registry.Registry{Root: d.root}).Sessions(); err != nil {
+		d.add(statusFail, "sessions", "%v", err)
+	} else {
+		active := 0
+		for _, s := range ss {
+			if s.Status == registry.StatusActive {
+				active++
+			}
+		}
+		d.add(statusOK, "sessions", "%d recorded, %d active, in %s", len(ss), active, filepath.Join(d.root, registry.File))
+	}
+
+	r, err := runstate.Active(d.root)
+	switch {
+	case errors.Is(err, runstate.ErrNoActive):
+		d.add(statusOK, "run", "no active run")
+		return
+	case err != nil:
+		d.add(statusFail, "run", "%v: fix it or end the run with cairn run end", err)
+		return
+	}
+	data, err := os.ReadFile(r.StatePath())
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		d.add(statusWarn, "run", "%s/state.json is missing: cairn run set creates it", r.Rel)
+	case err != nil:
+		d.add(statusFail, "run", "%s/state.json: %v", r.Rel, err)
+	default:
+		d.checkStateJSON(r, data)
+	}
+	mem, err := os.ReadFile(r.MemoryPath())
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		d.add(statusWarn, "run", "%s/MEMORY.md is missing: the next PreCompact creates it", r.Rel)
+	case err != nil:
+		d.add(statusFail, "run", "%s/MEMORY.md: %v", r.Rel, err)
+	default:
+		if n := strings.Count(string(mem), "\n"); n > whiteboard.MaxLines {
+			d.add(statusWarn, "run", "%s/MEMORY.md has %d lines, over the whiteboard's %d: shorten its prose", r.Rel, n, whiteboard.MaxLines)
+		}
+	}
+}
+
+// checkStateJSON checks the run state contract: a flat object of string values, one key per line.
+func (d *doctor) checkStateJSON(r runstate.Run, data []byte) {
+	st, warnings, err := runstate.Parse(data)
+	if err != nil {
+		d.add(statusFail, "run", "%s/state.json: %v", r.Rel, err)
+		return
+	}
+	bad := false
+	for _, w := range warnings {
+		status := statusWarn
+		if strings.Contains(w, "nested") {
+			status, bad = statusFail, true // the contract forbids it: grep/sed readers break
+		}
+		d.add(status, "run", "%s/%s", r.Rel, w)
+	}
+	lines := map[int]string{}
+	gjson.ParseBytes(data).ForEach(func(k, _ gjson.Result) bool {
+		line := strings.Count(string(data[:k.Index]), "\n") + 1
+		if other, dup := lines[line]; dup && !bad {
+			d.add(statusWarn, "run", "%s/state.json has %q and %q on line %d: grep and sed readers expect one key per line (cairn run set rewrites it so)", r.Rel, other, k.Str, line)
+			bad = true
+		}
+		lines[line] = k.Str
+		return true
+	})
+	if !bad {
+		d.add(statusOK, "run", "%s active: state.json flat with %d keys, phase %q", r.Rel, len(st.Keys()), st.Get("phase"))
+	}
+}
+
+// checkLatency reports what Claude Code recorded about cairn's hooks in this project's newest
+// transcripts: how often each ran, how long it took (durationMs), and how often it failed.
+func (d *doctor) checkLatency(cli string) {
+	if d.config == "" {
+		d.add(statusWarn, "latency", "no Claude config directory (neither CLAUDE_CONFIG_DIR nor HOME is set)")
+		return
+	}
+	dir := filepath.Join(d.config, "projects", project.Slug(d.root))
+	paths, err := newestTranscripts(dir, recentTranscripts)
+	if err != nil {
+		d.add(statusWarn, "latency", "%s: %v", dir, err)
+		return
+	}
+	own := owner(filepath.Dir(cli))
+	if d.self != "" {
+		own.BinDirs = append(own.BinDirs, filepath.ToSlash(filepath.Dir(d.self)))
+	}
+	byEvent := map[string][]transcript.HookRun{}
+	for _, p := range paths {
+		runs, err := transcript.HookRuns(p, transcriptMaxBytes)
+		if err != nil {
+			d.add(statusWarn, "latency", "%s: %v", p, err)
+			continue
+		}
+		for _, r := range runs {
+			// Claude Code records an exec-form command as the command and its args joined by
+			// spaces; cairn's have no args, so the command is the path, spaces and all.
+			if own.OwnsCommand(r.Command, true) || own.OwnsCommand(r.Command, false) {
+				byEvent[r.Event] = append(byEvent[r.Event], r)
+			}
+		}
+	}
+	if len(byEvent) == 0 {
+		d.add(statusOK, "latency", "no runs of cairn's hooks recorded yet in %d transcript(s) under %s", len(paths), dir)
+		return
+	}
+	for _, spec := range hookSpecs {
+		runs := byEvent[spec.event]
+		if len(runs) == 0 {
+			continue
+		}
+		l := summarise(spec.event, runs)
+		d.latency = append(d.latency, l)
+		detail := fmt.Sprintf("%d runs in the newest %d transcript(s), median %d ms, max %d ms, %d timed out, %d failed",
+			l.Runs, len(paths), l.MedianMs, l.MaxMs, l.TimedOut, l.Failed)
+		switch {
+		case l.TimedOut > 0 || l.Failed > 0:
+			d.add(statusWarn, "latency "+spec.event, "%s: see cairn.log under .claude/state/ and claude --debug", detail)
+		case spec.event == "SessionEnd" && l.MaxMs >= sessionEndBudgetMs:
+			d.add(statusWarn, "latency "+spec.event, "%s: over the %d ms SessionEnd budget", detail, sessionEndBudgetMs)
+		default:
+			d.add(statusOK, "latency "+spec.event, "%s", detail)
+		}
+	}
+}
+
+func summarise(event string, runs []transcript.HookRun) hookLatency {
+	l := hookLatency{Event: event, Runs: len(runs)}
+	var ms []int64
+	for _, r := range runs {
+		if r.DurationMs >= 0 {
+			ms = append(ms, r.DurationMs)
+		}
+		if r.TimedOut {
+			l.TimedOut++
+		}
+		if r.Outcome != "success" {
+			l.Failed++
+		}
+	}
+	if len(ms) > 0 {
+		slices.Sort(ms)
+		l.MedianMs = ms[len(ms)/2]
+		if len(ms)%2 == 0 {
+			l.MedianMs = (ms[len(ms)/2-1] + ms[len(ms)/2]) / 2
+		}
+		l.MaxMs = ms[len(ms)-1]
+	}
+	return l
+}
+
+// newestTranscripts returns up to n of the .jsonl files in dir, newest first by modification
+// time. A missing dir has none.
+func newestTranscripts(dir string, n int) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	type file struct {
+		path string
+		mod  int64
+	}
+	var files []file
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".jsonl") {
+			continue
+		}
+		if fi, err := e.Info(); err == nil {
+			files = append(files, file{filepath.Join(dir, e.Name()), fi.ModTime().UnixNano()})
+		}
+	}
+	slices.SortFunc(files, func(a, b file) int {
+		if a.mod != b.mod {
+			if a.mod > b.mod {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.path, b.path)
+	})
+	var out []string
+	for _, f := range files[:min(n, len(files))] {
+		out = append(out, f.path)
+	}
+	return out, nil
+}

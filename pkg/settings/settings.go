@@ -1,0 +1,480 @@
+// Package settings adds, replaces and removes cairn's entries in a Claude Code settings.json —
+// its hook handlers and its optional Bash permission rule — and disturbs nothing else: not the
+// other hooks, not the other keys, not their order, not the file's indentation or line ends.
+//
+// It never re-marshals the file. gjson locates each value's byte span in the original text
+// (Result.Index and Raw), and every change is a splice of new JSON text into those bytes, laid
+// out like its neighbours: an entry appended to an array copies the separator and indentation
+// of the entries before it; a key added to an empty object goes one indentation level deeper
+// than the object's line; a one-line file stays on one line. A removal takes the separator that
+// joined the entry to its neighbour, so uninstalling restores the bytes that were there before
+// the install, and a container (an event's array, the "hooks" object, "permissions.allow") that
+// becomes empty because cairn's entry left goes too. A container that was already empty is left
+// alone. (A file cannot say who made a container, so one that was empty before an install, such
+// as a bare "hooks": {}, is gone after the uninstall; to Claude Code that means the same.) Files
+// that are not a JSON object, or that are shaped where cairn must write in a way
+// Claude Code would not read (a "hooks" that is not an object, a key given twice), are refused
+// with ErrInvalid and never changed.
+//
+// cairn's entries are recognised by the executable they run (see Owner), so an upgrade replaces
+// only them, wherever the older version put them, and uninstall removes only them.
+package settings
+
+import (
+	"errors"
+	"slices"
+
+	"github.com/tidwall/gjson"
+)
+
+// Hook is one hook handler cairn registers for Event. It is written in exec form — "args" is
+// present, even when empty, so Claude Code spawns Command directly with no shell (reference
+// §2.5; Claude Code 2.1.332 tests args !== undefined, so an empty list selects exec form) —
+// under an empty matcher, because cairn's binaries gate themselves on source and trigger
+// (SPEC §9). Timeout is in seconds; 0 leaves it out.
+type Hook struct {
+	Event   string
+	Command string
+	Args    []string
+	Timeout int
+}
+
+// RuleMode says what Install does with cairn's Bash permission rule.
+type RuleMode int
+
+const (
+	// KeepRule keeps a cairn rule that is already there, updated to Plan.Rule (an upgrade moves
+	// the binary), and adds none.
+	KeepRule RuleMode = iota
+	// AddRule makes Plan.Rule present in permissions.allow.
+	AddRule
+	// RemoveRule removes cairn's rules.
+	RemoveRule
+)
+
+// Plan is what Install wires into a settings file.
+type Plan struct {
+	Hooks    []Hook
+	Rule     string // e.g. "Bash(/home/me/.claude/cairn/bin/cairn:*)"
+	RuleMode RuleMode
+}
+
+// Entry is one command hook handler found in a settings file.
+type Entry struct {
+	Event   string   // the key of the event's array, e.g. "PreCompact"
+	Matcher string   // the group's matcher; "" when absent
+	Command string   // the handler's command
+	Args    []string // its args, when in exec form
+	Exec    bool     // "args" is present: Claude Code spawns Command directly, no shell
+	Timeout float64  // seconds; 0 when absent
+	Cairn   bool     // the handler runs one of cairn's hook binaries (see Owner)
+}
+
+// maxEdits bounds the edit loops; each edit removes one of cairn's entries, so a file would need
+// that many of them to reach it.
+const maxEdits = 100000
+
+var errTooMany = errors.New("settings: too many of cairn's entries to remove")
+
+// Install returns data with p wired in. Blank data (a missing or empty file) is an empty object.
+// For each hook, the first handler group of its event that holds only cairn's handlers is
+// replaced by the new one (left byte for byte when it is the same); when there is none, the new
+// group is appended to the event's array, which is created (and "hooks" with it) when missing.
+// Every other handler of cairn's — a duplicate, one left in a group with other people's handlers,
+// one under an event cairn no longer uses — is removed. Install is idempotent: installing into
+// its own output returns the same bytes.
+func Install(data []byte, p Plan, o Owner) ([]byte, error) {
+	d, err := load(data)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.checkShape(p); err != nil {
+		return nil, err
+	}
+	want := map[string]bool{}
+	for _, h := range p.Hooks {
+		want[h.Event] = true
+	}
+	for n := 0; ; n++ {
+		hs, err := d.scan(o)
+		if err != nil {
+			return nil, err
+		}
+		s := stray(hs, want)
+		if s == nil {
+			break
+		}
+		if n == maxEdits {
+			return nil, errTooMany
+		}
+		d.removeChain(s.chain)
+	}
+	for _, h := range p.Hooks {
+		if err := d.wire(h, o); err != nil {
+			return nil, err
+		}
+	}
+	if err := d.rule(p, o); err != nil {
+		return nil, err
+	}
+	return d.b, nil
+}
+
+// Uninstall returns data without cairn's hook handlers and permission rules, and how many it
+// removed. With none to remove, data is returned as it is, blank or not.
+func Uninstall(data []byte, o Owner) ([]byte, int, error) {
+	if isBlank(data) {
+		return data, 0, nil
+	}
+	d, err := load(data)
+	if err != nil {
+		return nil, 0, err
+	}
+	removed := 0
+	for {
+		hs, err := d.scan(o)
+		if err != nil {
+			return nil, 0, err
+		}
+		i := slices.IndexFunc(hs, func(h handler) bool { return h.Cairn })
+		if i < 0 {
+			break
+		}
+		if removed == maxEdits {
+			return nil, 0, errTooMany
+		}
+		d.removeChain(hs[i].chain)
+		removed++
+	}
+	for {
+		rs, err := d.rules(o)
+		if err != nil {
+			return nil, 0, err
+		}
+		if len(rs) == 0 {
+			break
+		}
+		if removed == maxEdits {
+			return nil, 0, errTooMany
+		}
+		d.removeChain(rs[0])
+		removed++
+	}
+	if removed == 0 {
+		return data, 0, nil
+	}
+	return d.b, removed, nil
+}
+
+// Entries returns the command hook handlers of a settings file, in file order. Blank data has
+// none.
+func Entries(data []byte, o Owner) ([]Entry, error) {
+	if isBlank(data) {
+		return nil, nil
+	}
+	d, err := load(data)
+	if err != nil {
+		return nil, err
+	}
+	hs, err := d.scan(o)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Entry, len(hs))
+	for i, h := range hs {
+		out[i] = h.Entry
+	}
+	return out, nil
+}
+
+// Empty reports whether data is blank or an object with no keys: a settings file that says
+// nothing, which uninstall may delete.
+func Empty(data []byte) bool {
+	if isBlank(data) {
+		return true
+	}
+	if validate(data) != nil {
+		return false
+	}
+	return len(items(gjson.ParseBytes(data))) == 0
+}
+
+// handler is a command hook handler found by scan, with the path that leads to it.
+type handler struct {
+	Entry
+	group     int    // its group's index in the event's array
+	cairnOnly bool   // every handler of its group is cairn's
+	chain     []step // root → "hooks" → event → group → handler
+}
+
+// scan finds every command handler under "hooks". Groups and handlers that are not shaped as
+// Claude Code reads them are skipped: they are nobody's that cairn could recognise.
+func (d *doc) scan(o Owner) ([]handler, error) {
+	r := d.root()
+	rits := items(r)
+	hi, n := lookup(rits, "hooks")
+	if n > 1 {
+		return nil, invalid(`the key "hooks" appears %d times; Claude Code reads only the last: merge them by hand`, n)
+	}
+	if hi < 0 || !rits[hi].val.IsObject() {
+		return nil, nil
+	}
+	hooks := rits[hi].val
+	hits := items(hooks)
+	var out []handler
+	for ei, e := range hits {
+		if _, n := lookup(hits, e.key.Str); n > 1 {
+			return nil, invalid(`"hooks" has the event %q %d times; Claude Code reads only the last: merge them by hand`, e.key.Str, n)
+		}
+		if !e.val.IsArray() {
+			continue
+		}
+		gits := items(e.val)
+		for gi, g := range gits {
+			if !g.val.IsObject() {
+				continue
+			}
+			mits := items(g.val)
+			li, n := lookup(mits, "hooks")
+			if n > 1 {
+				return nil, invalid(`a group of hooks.%s has the key "hooks" %d times: merge them by hand`, e.key.Str, n)
+			}
+			if li < 0 || !mits[li].val.IsArray() {
+				continue
+			}
+			matcher, _ := str(mits, "matcher")
+			list := mits[li].val
+			lits := items(list)
+			first := len(out)
+			all := len(lits) > 0
+			for hj, h := range lits {
+				ent, ok := entry(h.val, o)
+				all = all && ok && ent.Cairn
+				if !ok {
+					continue
+				}
+				ent.Event, ent.Matcher = e.key.Str, matcher
+				out = append(out, handler{Entry: ent, group: gi, chain: []step{
+					{r, rits, hi}, {hooks, hits, ei}, {e.val, gits, gi}, {list, lits, hj},
+				}})
+			}
+			for i := first; i < len(out); i++ {
+				out[i].cairnOnly = all
+			}
+		}
+	}
+	return out, nil
+}
+
+// entry reads a handler object: a command handler, or ok is false.
+func entry(v gjson.Result, o Owner) (e Entry, ok bool) {
+	if !v.IsObject() {
+		return e, false
+	}
+	its := items(v)
+	if typ, _ := str(its, "type"); typ != "command" {
+		return e, false
+	}
+	if e.Command, ok = str(its, "command"); !ok {
+		return e, false
+	}
+	if i, _ := lookup(its, "args"); i >= 0 && its[i].val.IsArray() {
+		e.Exec = true
+		for _, a := range its[i].val.Array() {
+			e.Args = append(e.Args, a.String())
+		}
+	}
+	if i, _ := lookup(its, "timeout"); i >= 0 && its[i].val.Type == gjson.Number {
+		e.Timeout = its[i].val.Float()
+	}
+	e.Cairn = o.OwnsCommand(e.Command, e.Exec)
+	return e, true
+}
+
+// stray returns the first of cairn's handlers that Install removes: all of them but the first
+// cairn-only group of each event it wires, which wire replaces.
+func stray(hs []handler, want map[string]bool) *handler {
+	kept := map[string]int{}
+	for _, h := range hs {
+		if _, ok := kept[h.Event]; !ok && h.cairnOnly && want[h.Event] {
+			kept[h.Event] = h.group
+		}
+	}
+	for i, h := range hs {
+		if g, ok := kept[h.Event]; h.Cairn && (!ok || g != h.group) {
+			return &hs[i]
+		}
+	}
+	return nil
+}
+
+// checkShape refuses a file Install would have to write into where it is not shaped as Claude
+// Code reads it.
+func (d *doc) checkShape(p Plan) error {
+	rits := items(d.root())
+	for _, k := range []string{"hooks", "permissions"} {
+		if _, n := lookup(rits, k); n > 1 {
+			return invalid("the key %q appears %d times; Claude Code reads only the last: merge them by hand", k, n)
+		}
+	}
+	if hi, _ := lookup(rits, "hooks"); hi >= 0 {
+		hooks := rits[hi].val
+		if !hooks.IsObject() {
+			return invalid(`"hooks" is not an object`)
+		}
+		hits := items(hooks)
+		for _, h := range p.Hooks {
+			if ei, _ := lookup(hits, h.Event); ei >= 0 && !hits[ei].val.IsArray() {
+				return invalid(`"hooks.%s" is not an array`, h.Event)
+			}
+		}
+	}
+	if p.RuleMode != AddRule {
+		return nil
+	}
+	pi, _ := lookup(rits, "permissions")
+	if pi < 0 {
+		return nil
+	}
+	if !rits[pi].val.IsObject() {
+		return invalid(`"permissions" is not an object`)
+	}
+	pits := items(rits[pi].val)
+	ai, n := lookup(pits, "allow")
+	if n > 1 {
+		return invalid(`"permissions" has the key "allow" %d times: merge them by hand`, n)
+	}
+	if ai >= 0 && !pits[ai].val.IsArray() {
+		return invalid(`"permissions.allow" is not an array`)
+	}
+	return nil
+}
+
+// hookGroup is the matcher group cairn writes for h.
+func hookGroup(h Hook) obj {
+	handler := obj{{"type", "command"}, {"command", h.Command}, {"args", append([]string{}, h.Args...)}}
+	if h.Timeout > 0 {
+		handler = append(handler, kv{"timeout", h.Timeout})
+	}
+	return obj{{"matcher", ""}, {"hooks", []any{handler}}}
+}
+
+// wire puts h's group in place: over the event's first cairn-only group, else at the end of
+// the event's array.
+func (d *doc) wire(h Hook, o Owner) error {
+	group := hookGroup(h)
+	hs, err := d.scan(o)
+	if err != nil {
+		return err
+	}
+	for _, x := range hs {
+		if x.Event == h.Event && x.cairnOnly {
+			at := x.chain[2]
+			if g := at.its[at.i]; !d.sameJSON(g.val.Raw, group) {
+				d.replace(g, group)
+			}
+			return nil
+		}
+	}
+	r := d.root()
+	rits := items(r)
+	hi, _ := lookup(rits, "hooks")
+	if hi < 0 {
+		d.add(r, rits, "hooks", obj{{h.Event, []any{group}}})
+		return nil
+	}
+	hooks := rits[hi].val
+	hits := items(hooks)
+	ei, _ := lookup(hits, h.Event)
+	if ei < 0 {
+		d.add(hooks, hits, h.Event, []any{group})
+		return nil
+	}
+	d.add(hits[ei].val, items(hits[ei].val), "", group)
+	return nil
+}
+
+// rules finds cairn's permission rules in permissions.allow, each as the path that leads to it.
+func (d *doc) rules(o Owner) ([][]step, error) {
+	r := d.root()
+	rits := items(r)
+	pi, n := lookup(rits, "permissions")
+	if n > 1 {
+		return nil, invalid(`the key "permissions" appears %d times; Claude Code reads only the last: merge them by hand`, n)
+	}
+	if pi < 0 || !rits[pi].val.IsObject() {
+		return nil, nil
+	}
+	perms := rits[pi].val
+	pits := items(perms)
+	ai, n := lookup(pits, "allow")
+	if n > 1 {
+		return nil, invalid(`"permissions" has the key "allow" %d times: merge them by hand`, n)
+	}
+	if ai < 0 || !pits[ai].val.IsArray() {
+		return nil, nil
+	}
+	allow := pits[ai].val
+	aits := items(allow)
+	var out [][]step
+	for i, a := range aits {
+		if a.val.Type == gjson.String && o.OwnsRule(a.val.Str) {
+			out = append(out, []step{{r, rits, pi}, {perms, pits, ai}, {allow, aits, i}})
+		}
+	}
+	return out, nil
+}
+
+// rule applies p.RuleMode: cairn keeps at most one rule, the first, updated to p.Rule.
+func (d *doc) rule(p Plan, o Owner) error {
+	for n := 0; ; n++ {
+		rs, err := d.rules(o)
+		if err != nil {
+			return err
+		}
+		keep := 1
+		if p.RuleMode == RemoveRule {
+			keep = 0
+		}
+		if len(rs) <= keep {
+			break
+		}
+		if n == maxEdits {
+			return errTooMany
+		}
+		d.removeChain(rs[keep])
+	}
+	if p.RuleMode == RemoveRule || p.Rule == "" {
+		return nil
+	}
+	rs, err := d.rules(o)
+	if err != nil {
+		return err
+	}
+	if len(rs) == 1 {
+		at := rs[0][2]
+		if it := at.its[at.i]; it.val.Str != p.Rule {
+			d.replace(it, p.Rule)
+		}
+		return nil
+	}
+	if p.RuleMode != AddRule {
+		return nil
+	}
+	r := d.root()
+	rits := items(r)
+	pi, _ := lookup(rits, "permissions")
+	if pi < 0 {
+		d.add(r, rits, "permissions", obj{{"allow", []string{p.Rule}}})
+		return nil
+	}
+	perms := rits[pi].val
+	pits := items(perms)
+	ai, _ := lookup(pits, "allow")
+	if ai < 0 {
+		d.add(perms, pits, "allow", []string{p.Rule})
+		return nil
+	}
+	d.add(pits[ai].val, items(pits[ai].val), "", p.Rule)
+	return nil
+}

@@ -1,0 +1,121 @@
+package skills
+
+import (
+	"bytes"
+	"io/fs"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/adrg/frontmatter"
+)
+
+func TestTemplates(t *testing.T) {
+	// Every template directory is a listed skill and every listed skill has a template.
+	entries, err := fs.ReadDir(templates, "templates")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for _, e := range entries {
+		dirs = append(dirs, e.Name())
+	}
+	want := slices.Clone(Names)
+	slices.Sort(want)
+	if !slices.Equal(dirs, want) {
+		t.Fatalf("templates %v; Names %v", dirs, want)
+	}
+	// The mode commands every skill must name (SPEC §7).
+	commands := map[string][]string{
+		"session": {"session resume", "session archive", "session summary", "session park question",
+			"session park deferred", "session park side", "session list", "session inbox", "session broadcast"},
+		"context-save":       {"context save", "context list"},
+		"context-restore":    {"context restore"},
+		"session-continuity": {"run start", "run set", "run show", "run end"},
+	}
+	for _, name := range Names {
+		data, err := Render(name, "/opt/my tools/cairn")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fm struct {
+			Name         string `yaml:"name"`
+			Description  string `yaml:"description"`
+			ArgumentHint string `yaml:"argument-hint"`
+			AllowedTools string `yaml:"allowed-tools"`
+		}
+		body, err := frontmatter.Parse(bytes.NewReader(data), &fm)
+		if err != nil {
+			t.Fatalf("%s: frontmatter: %v", name, err)
+		}
+		if fm.Name != name || fm.Description == "" || len(fm.Description) > 1024 || fm.ArgumentHint == "" || fm.AllowedTools != "Bash" {
+			t.Errorf("%s: frontmatter %+v", name, fm)
+		}
+		if !IsCairn(data) {
+			t.Errorf("%s: IsCairn = false", name)
+		}
+		if bytes.Contains(data, []byte("{{")) {
+			t.Errorf("%s: a placeholder is left", name)
+		}
+		if !bytes.Contains(body, []byte("$ARGUMENTS")) {
+			t.Errorf("%s: the body does not use $ARGUMENTS", name)
+		}
+		for _, c := range commands[name] {
+			if !bytes.Contains(body, []byte("'/opt/my tools/cairn' "+c)) {
+				t.Errorf("%s: no command `%s` with the quoted path", name, c)
+			}
+		}
+	}
+	// The seeds' rules that must survive in the session skill.
+	session, _ := Render("session", "/c")
+	for _, rule := range []string{"ask the user which item to\n  archive", "ask the user to archive some items first", "not brought up when a session starts"} {
+		if !bytes.Contains(session, []byte(rule)) {
+			t.Errorf("session: rule %q is missing", rule)
+		}
+	}
+	continuity, _ := Render("session-continuity", "/c")
+	for _, s := range []string{"## Current state", "## In progress", "## Next", "## Decisions", "## Blockers", "200 lines", "MUST NOT resume"} {
+		if !bytes.Contains(continuity, []byte(s)) {
+			t.Errorf("session-continuity: %q is missing", s)
+		}
+	}
+	if _, err := Render("nope", "/c"); err == nil {
+		t.Error("Render of an unknown skill succeeded")
+	}
+}
+
+func TestIsCairn(t *testing.T) {
+	for in, want := range map[string]bool{
+		"---\nname: session\nmetadata:\n  generator: cairn\n---\nbody\n": true,
+		"---\nname: session\ndescription: mine\n---\nbody\n":             false,
+		"---\nmetadata:\n  generator: someone\n---\n":                    false,
+		"no frontmatter, generator: cairn\n":                             false,
+		"---\nmetadata: [\n---\n":                                        false,
+	} {
+		if got := IsCairn([]byte(in)); got != want {
+			t.Errorf("IsCairn(%q) = %v; want %v", in, got, want)
+		}
+	}
+}
+
+func TestShellQuote(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	for _, s := range []string{"/usr/bin/cairn", "/my dir/cairn", "/it's/$HOME/`x`/\"q\"/a\\b", "C:/x y/cairn.exe"} {
+		q := ShellQuote(s)
+		if regexp.MustCompile(`^[A-Za-z0-9/._+,:@%=-]+$`).MatchString(s) != (q == s) {
+			t.Errorf("ShellQuote(%q) = %q", s, q)
+		}
+		out, err := exec.Command(sh, "-c", "printf %s "+q).Output()
+		if err != nil || string(out) != s {
+			t.Errorf("sh read %q back as %q (%v)", q, out, err)
+		}
+	}
+	if !strings.HasPrefix(ShellQuote(""), "'") {
+		t.Error("ShellQuote(\"\") is not quoted")
+	}
+}

@@ -1,0 +1,99 @@
+package testscripts
+
+// Commands of the install and doctor scripts (install-*.txtar, doctor-*.txtar), registered
+// apart from the shared ones in script_test.go.
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func init() {
+	commands["cairnbin"] = cmdCairnBin
+	commands["installsh"] = cmdInstallSH
+}
+
+// cairnHookNames are the hook binaries cairn install wires; cairnbin copies them and the CLI.
+var cairnHookNames = []string{"sessionstart", "userpromptsubmit", "precompact", "sessionend"}
+
+// cairnbin DIR copies cairn and its four hook binaries into DIR, as install.sh installs them,
+// and sets $CAIRN_VERSION to their version. DIR is the script's own, so a script may delete or
+// break a binary there without touching the ones other scripts run.
+func cmdCairnBin(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: cairnbin DIR")
+	}
+	dir := ts.MkAbs(args[0])
+	ts.Check(os.MkdirAll(dir, 0o755))
+	touchTemplates(ts)
+	for _, name := range append([]string{"cairn"}, cairnHookNames...) {
+		data, err := os.ReadFile(filepath.Join(binDir, name))
+		ts.Check(err)
+		ts.Check(os.WriteFile(filepath.Join(dir, name), data, 0o755))
+	}
+	out, err := exec.Command(filepath.Join(dir, "cairn"), "--version").Output()
+	ts.Check(err)
+	ver, ok := strings.CutPrefix(strings.TrimSpace(string(out)), "cairn ")
+	if !ok {
+		ts.Fatalf("cairn --version printed %q", out)
+	}
+	ts.Setenv("CAIRN_VERSION", ver)
+}
+
+// goEnv is the Go environment of the test process: install.sh builds with the same caches even
+// though the script's HOME is a fake one.
+var goEnv = sync.OnceValues(func() ([]string, error) {
+	keys := []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOTOOLCHAIN", "GOFLAGS", "GOPROXY"}
+	out, err := exec.Command("go", append([]string{"env"}, keys...)...).Output()
+	if err != nil {
+		return nil, err
+	}
+	vals := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(vals) != len(keys) {
+		return nil, fmt.Errorf("go env printed %q", out)
+	}
+	var kv []string
+	for i, k := range keys {
+		kv = append(kv, k, vals[i])
+	}
+	return kv, nil
+})
+
+// installsh ARGS… runs the repository's install.sh with ARGS, in the script's environment plus
+// the test process's Go caches. Its stdout and stderr become the script's.
+func cmdInstallSH(ts *testscript.TestScript, neg bool, args []string) {
+	kv, err := goEnv()
+	ts.Check(err)
+	for i := 0; i < len(kv); i += 2 {
+		ts.Setenv(kv[i], kv[i+1])
+	}
+	src, err := filepath.Abs("..")
+	ts.Check(err)
+	// Read by this process, install.sh joins the inputs go test keys its cache on.
+	_, err = os.ReadFile(filepath.Join(src, "install.sh"))
+	ts.Check(err)
+	err = ts.Exec("sh", append([]string{filepath.Join(src, "install.sh")}, args...)...)
+	switch {
+	case err != nil && !neg:
+		ts.Fatalf("install.sh: %v", err)
+	case err == nil && neg:
+		ts.Fatalf("install.sh succeeded unexpectedly")
+	}
+}
+
+// touchTemplates reads the skill templates that the cairn binary embeds: touchSources opens only
+// .go files, and go test caches a pass keyed by the files the test process opened.
+func touchTemplates(ts *testscript.TestScript) {
+	ts.Check(filepath.WalkDir("../pkg/skills/templates", func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			_, err = os.ReadFile(p)
+		}
+		return err
+	}))
+}
