@@ -1,8 +1,15 @@
 // Command sessionstart is cairn's SessionStart hook. Claude Code runs it when a session starts,
-// resumes, is cleared, forked, or continues after a compaction. Without an active run it prints
-// nothing. With one, it hands Claude the read order of seed 001 — AGENTS.md and the rules, the
-// run's MEMORY.md and state.json, the lessons learned — and after a compaction (source=compact)
-// also the whiteboard itself and the restore protocol, all within Claude Code's context budget.
+// resumes, is cleared, forked, or continues after a compaction. It always does the housekeeping
+// a killed SessionEnd may have missed — register the session (marking orphans ended), expire
+// parked items aged 30 days, log the start in memory/timeline.jsonl — and then:
+//
+//   - without an active run it prints nothing;
+//   - with one, it hands Claude the read order of seed 001 (AGENTS.md and the rules, the run's
+//     MEMORY.md and state.json, the lessons learned);
+//   - after a compaction (source=compact, or a resume whose transcript shows a compaction since
+//     the last snapshot) it also injects the whiteboard itself, the restore protocol and the
+//     newest checkpoint, within Claude Code's context budget; and when PreCompact did not run for
+//     that compaction it records the compaction itself first (pkg/compaction).
 package main
 
 import (
@@ -11,14 +18,20 @@ import (
 	"os"
 	"time"
 
+	"github.com/cairn-hooks/cairn/pkg/checkpoint"
+	"github.com/cairn-hooks/cairn/pkg/compaction"
 	"github.com/cairn-hooks/cairn/pkg/hookio"
+	"github.com/cairn-hooks/cairn/pkg/parking"
 	"github.com/cairn-hooks/cairn/pkg/project"
+	"github.com/cairn-hooks/cairn/pkg/registry"
+	"github.com/cairn-hooks/cairn/pkg/sessionctx"
+	"github.com/cairn-hooks/cairn/pkg/transcript"
 )
 
 var hook = hookio.Hook{
 	Name:    "sessionstart",
 	Event:   "SessionStart",
-	Summary: "cairn's SessionStart hook: prints the active run's read order, and re-injects the whiteboard after a compaction.",
+	Summary: "cairn's SessionStart hook: registers the session, finishes missed clean-up, prints the active run's read order, and re-injects the whiteboard after a compaction.",
 	Run:     run,
 }
 
@@ -30,7 +43,39 @@ var errNoRun = errors.New("no run")
 
 func run(ctx context.Context, inv *hookio.Invocation) error {
 	in := hookio.ParseSessionStart(inv.Payload)
-	text, err := readOrder(inv.Root, in.Source == "compact")
+	now := inv.Now()
+	branch := project.Branch(inv.Root)
+	// Housekeeping first; a failure here is reported but does not cost Claude the read order.
+	if in.SessionID != "" {
+		if err := registry.OnSessionStart(inv.Files, inv.Root, in.SessionID, branch, now); err != nil {
+			inv.Warn("session registry: %v", err)
+		}
+	}
+	if _, err := parking.Expire(inv.Root, inv.Config, inv.Files, inv.Now); err != nil {
+		inv.Warn("parked items: %v", err)
+	}
+	if err := checkpoint.Timeline(inv.Files, inv.Root, checkpoint.TimelineEvent{
+		Time: now, Event: checkpoint.EventSessionStart, Session: in.SessionID, Branch: branch, Source: in.Source,
+	}); err != nil {
+		inv.Warn("timeline: %v", err)
+	}
+
+	compacted := false
+	switch in.Source {
+	case "compact":
+		compacted = true
+		if missedPreCompact(inv, in) {
+			if err := compaction.Record(
+				compaction.Env{Files: inv.Files, Root: inv.Root, Config: inv.Config, Now: now, Warn: inv.Warn},
+				compaction.Input{SessionID: in.SessionID, TranscriptPath: in.TranscriptPath, Trigger: "auto", Late: true},
+			); err != nil {
+				inv.Warn("recording the compaction PreCompact missed: %v", err)
+			}
+		}
+	case "resume":
+		compacted = compactedSinceSnapshot(inv, in)
+	}
+	text, err := readOrder(inv.Root, compacted)
 	if errors.Is(err, errNoRun) {
 		return nil
 	}
@@ -38,4 +83,51 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 		return err
 	}
 	return hookio.WriteContext(&inv.Out, "SessionStart", text)
+}
+
+// recorded returns the compaction last recorded in session-context.md.
+func recorded(inv *hookio.Invocation) (sid string, size int64, ok bool) {
+	data, err := os.ReadFile(sessionctx.Path(inv.Root))
+	if err != nil {
+		return "", 0, false
+	}
+	return sessionctx.Recorded(data)
+}
+
+// missedPreCompact reports whether PreCompact did not run for the compaction this session just
+// went through. PreCompact records the transcript's length before the compaction writes its
+// boundary, so exactly one compaction after that length means it ran; none recorded for this
+// session, or two or more compactions since, mean it did not (reference §6 #2).
+func missedPreCompact(inv *hookio.Invocation, in hookio.SessionStart) bool {
+	if in.SessionID == "" || in.TranscriptPath == "" {
+		return false // nothing to judge by
+	}
+	sid, size, ok := recorded(inv)
+	if !ok || sid != in.SessionID {
+		return true
+	}
+	if size < 0 {
+		return false // PreCompact ran but saw no transcript
+	}
+	n, err := transcript.CompactionsAfter(in.TranscriptPath, size)
+	if err != nil {
+		inv.Warn("transcript: %v", err)
+		return false
+	}
+	return n != 1
+}
+
+// compactedSinceSnapshot reports whether a resumed session's transcript shows a compaction after
+// the last snapshot cairn took of it (or at all, when cairn has none of this session).
+func compactedSinceSnapshot(inv *hookio.Invocation, in hookio.SessionStart) bool {
+	if in.TranscriptPath == "" {
+		return false
+	}
+	sid, size, ok := recorded(inv)
+	if !ok || sid != in.SessionID || size < 0 {
+		_, found, err := transcript.LastBoundary(in.TranscriptPath)
+		return err == nil && found
+	}
+	n, err := transcript.CompactionsAfter(in.TranscriptPath, size)
+	return err == nil && n > 0
 }

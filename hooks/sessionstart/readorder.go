@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cairn-hooks/cairn/pkg/checkpoint"
 	"github.com/cairn-hooks/cairn/pkg/hookio"
 	"github.com/cairn-hooks/cairn/pkg/inject"
 	"github.com/cairn-hooks/cairn/pkg/project"
@@ -59,6 +60,10 @@ func readOrder(root string, compact bool) (string, error) {
 	b.Add(head.String(), "")
 	if compact {
 		b.Add("\n"+restoreProtocol+"\n", "")
+		if p, ok := checkpoint.Newest(root); ok {
+			rel, _ := filepath.Rel(root, p)
+			b.Add("The newest checkpoint is "+filepath.ToSlash(rel)+" (cairn context restore shows it).\n", "")
+		}
 		if data, err := readConfined(root, mem); err == nil && len(data) > 0 {
 			b.Add("\n--- "+mem+" ---\n"+string(data), mem)
 		}

@@ -161,6 +161,11 @@ func (d Disk) Remove(path string) error {
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
+	// The lock file goes too, while still held, so removing a file leaves nothing behind (legacy
+	// files live in Claude's own memory directory). A writer that was waiting on it then holds a
+	// lock on an unlinked file; Remove is the only operation on files that get removed, and it
+	// does nothing to a file that is already gone.
+	os.Remove(lockPath(path))
 	return nil
 }
 

@@ -140,3 +140,19 @@ func TestDryRunWritesNothing(t *testing.T) {
 		}
 	}
 }
+
+func TestRemoveLeavesNothing(t *testing.T) {
+	root := t.TempDir()
+	d := Disk{Roots: []string{root}}
+	p := filepath.Join(root, "session-open-x.md")
+	os.WriteFile(p, []byte("x"), 0o644)
+	if err := d.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Remove(p); err != nil {
+		t.Fatal("second remove:", err)
+	}
+	if ents, _ := os.ReadDir(root); len(ents) != 0 {
+		t.Fatalf("left behind: %v", ents)
+	}
+}

@@ -7,6 +7,8 @@ package sessionctx
 import (
 	"fmt"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cairn-hooks/cairn/pkg/mdblock"
@@ -88,4 +90,21 @@ func val(s string) string {
 		return "—"
 	}
 	return mdblock.Clean(s, 200)
+}
+
+// Recorded reads the identity of the last compaction recorded in the file's snapshot section —
+// the session id and the transcript length PreCompact saw — so SessionStart can tell whether
+// PreCompact ran for the compaction it follows.
+func Recorded(data []byte) (sessionID string, size int64, ok bool) {
+	ev := Markers.Split(data).Attrs["event"]
+	i := strings.LastIndexByte(ev, '/')
+	j := strings.IndexByte(ev, '/')
+	if i <= 0 || j == i {
+		return "", 0, false
+	}
+	n, err := strconv.ParseInt(ev[i+1:], 10, 64)
+	if err != nil {
+		return "", 0, false
+	}
+	return ev[:j], n, true
 }

@@ -50,3 +50,19 @@ func TestListsBounded(t *testing.T) {
 		t.Fatalf("%s", got)
 	}
 }
+
+func TestRecorded(t *testing.T) {
+	data := Refresh(nil, false, Snapshot{Event: "abc-123/auto/4567", At: t0})
+	sid, size, ok := Recorded(data)
+	if !ok || sid != "abc-123" || size != 4567 {
+		t.Fatalf("%q %d %v", sid, size, ok)
+	}
+	for _, bad := range []string{"", "# x\n", Markers.Begin + " event=- -->\n" + Markers.End + "\n", Markers.Begin + " event=a/b/c -->\n"} {
+		if _, _, ok := Recorded([]byte(bad)); ok {
+			t.Errorf("%q: ok", bad)
+		}
+	}
+	if _, size, ok := Recorded(Refresh(nil, false, Snapshot{Event: "s/auto/-1", At: t0})); !ok || size != -1 {
+		t.Errorf("unknown size: %d %v", size, ok)
+	}
+}

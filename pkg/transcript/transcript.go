@@ -585,3 +585,39 @@ func isHarnessText(text string) bool {
 	}
 	return false
 }
+
+// CompactionsAfter counts the compactions whose boundary starts at or after offset: the
+// "system" compact_boundary lines, or — for older transcripts that have none there — the
+// isCompactSummary lines. SessionStart uses it to tell whether PreCompact ran for the latest
+// compaction: PreCompact records the transcript's size, and exactly one compaction after that
+// size means it did. It reads only the bytes after offset.
+func CompactionsAfter(path string, offset int64) (int, error) {
+	var n int
+	_, err := withFile(path, func(r io.ReaderAt, size int64) error {
+		s := newBackScanner(r, size, defaultLimits, 0)
+		var p parser
+		systems, summaries := 0, 0
+		for {
+			l, ok := s.next()
+			if !ok || l.off < max(offset, 0) {
+				break
+			}
+			if !mayBeBoundary(l.data) {
+				continue
+			}
+			if e, ok := p.entry(l); ok && !e.sidechain && e.isBoundary() {
+				if e.kind() == "system" {
+					systems++
+				} else {
+					summaries++
+				}
+			}
+		}
+		n = systems
+		if n == 0 {
+			n = summaries
+		}
+		return s.err
+	})
+	return n, err
+}

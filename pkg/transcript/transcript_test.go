@@ -390,3 +390,29 @@ func TestHookRunsBounded(t *testing.T) {
 		t.Errorf("got %d runs (first %+v), %v; want the last %d", len(got), got[0], err, maxHookRuns)
 	}
 }
+
+func TestCompactionsAfter(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "t.jsonl")
+	turn := `{"type":"user","message":{"role":"user","content":"hi"}}` + "\n"
+	boundary := `{"type":"system","subtype":"compact_boundary","compactMetadata":{"trigger":"auto"}}` + "\n" +
+		`{"type":"user","isCompactSummary":true,"message":{"role":"user","content":"summary"}}` + "\n"
+	content := turn + boundary + turn + boundary + turn
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	second := int64(len(turn + boundary + turn))
+	for off, want := range map[int64]int{0: 2, int64(len(turn)): 2, int64(len(turn)) + 1: 1, second: 1, int64(len(content)): 0} {
+		if got, err := CompactionsAfter(p, off); err != nil || got != want {
+			t.Errorf("CompactionsAfter(%d) = %d, %v; want %d", off, got, err, want)
+		}
+	}
+	old := filepath.Join(dir, "old.jsonl")
+	os.WriteFile(old, []byte(turn+`{"type":"user","isCompactSummary":true,"message":{"content":"s"}}`+"\n"+turn), 0o644)
+	if got, _ := CompactionsAfter(old, 0); got != 1 {
+		t.Errorf("summary-only transcript: %d", got)
+	}
+	if got, err := CompactionsAfter(filepath.Join(dir, "missing"), 0); got != 0 || err != nil {
+		t.Errorf("missing: %d %v", got, err)
+	}
+}
