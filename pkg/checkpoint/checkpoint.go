@@ -12,7 +12,6 @@ package checkpoint
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
@@ -277,8 +276,6 @@ type Saved struct {
 	Title string // the sanitised title, as in the filename (without a collision suffix)
 }
 
-// errExists makes Save try another name.
-var errExists = errors.New("checkpoint exists")
 
 // maxAttempts bounds the collision suffixes Save tries: with 36^4 suffixes, needing more than a
 // handful means something other than chance is wrong.
@@ -303,17 +300,12 @@ func Save(files safefile.Writer, root string, e Entry) (Saved, error) {
 			name = base + "-" + randomSuffix() + ".md"
 		}
 		path := filepath.Join(dir, name)
-		_, err := files.Update(path, checkpointPerm, func(_ []byte, exists bool) ([]byte, error) {
-			if exists {
-				return nil, errExists
-			}
-			return content, nil
-		})
-		if errors.Is(err, errExists) {
-			continue
-		}
+		created, err := files.Create(path, content, checkpointPerm)
 		if err != nil {
 			return Saved{}, err
+		}
+		if !created {
+			continue
 		}
 		return Saved{Path: path, Rel: rel(root, path), Title: slug}, nil
 	}

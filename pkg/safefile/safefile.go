@@ -8,10 +8,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/rogpeppe/go-internal/diff"
@@ -26,7 +28,11 @@ type Writer interface {
 	Update(path string, perm fs.FileMode, fn func(old []byte, exists bool) ([]byte, error)) (changed bool, err error)
 	// Append appends data to path under its lock, creating it (and its directory) when missing.
 	Append(path string, data []byte, perm fs.FileMode) error
-	// Remove deletes path under its lock. A missing file is not an error.
+	// Create writes data to path only if nothing is there yet, atomically and without a lock
+	// (a hard link of a complete temp file: the name appears whole or not at all, and an existing
+	// file is never replaced). created is false when the name was taken.
+	Create(path string, data []byte, perm fs.FileMode) (created bool, err error)
+	// Remove deletes path. A missing file is not an error.
 	Remove(path string) error
 }
 
@@ -35,8 +41,52 @@ var ErrNoChange = errors.New("no change")
 
 // Disk writes for real, confined to Roots (the first is the project root; others, such as the
 // Claude config directory, may be added by callers that must touch them).
+//
+// Lock files live together under the first root's .claude/state/locks/, not beside the files
+// they guard: MEMORY.md, state.json, checkpoints and logs sit in directories people commit.
 type Disk struct {
 	Roots []string
+}
+
+// LockDir is where Disk keeps its lock files, relative to the project root.
+const LockDir = ".claude/state/locks"
+
+// lockPath names the lock of path: its path relative to the project root, flattened to one
+// readable file name, plus a short hash so that different paths never share a name.
+func (d Disk) lockPath(path string) string {
+	root := path
+	if len(d.Roots) > 0 {
+		root = d.Roots[0]
+	}
+	rel, err := filepath.Rel(root, path)
+	if err != nil || !project.Within(root, path) {
+		rel = path
+	}
+	h := fnv.New32a()
+	h.Write([]byte(filepath.ToSlash(rel)))
+	name := strings.Map(func(r rune) rune {
+		if r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
+			return r
+		}
+		return '-'
+	}, strings.TrimLeft(filepath.ToSlash(rel), "./"))
+	if len(name) > 100 {
+		name = name[len(name)-100:]
+	}
+	return filepath.Join(root, LockDir, fmt.Sprintf("%s-%08x.lock", name, h.Sum32()))
+}
+
+func (d Disk) lock(path string) (func(), error) {
+	lp := d.lockPath(path)
+	if len(d.Roots) > 0 {
+		if _, err := project.Confine(d.Roots[0], lp); err != nil {
+			return nil, err
+		}
+	}
+	if err := mkdirAll(filepath.Dir(lp)); err != nil {
+		return nil, err
+	}
+	return lockedfile.MutexAt(lp).Lock()
 }
 
 func (d Disk) confine(path string) (string, error) {
@@ -69,8 +119,6 @@ func checkTarget(path string) error {
 	return nil
 }
 
-func lockPath(path string) string { return path + ".lock" }
-
 // Update implements Writer.
 func (d Disk) Update(path string, perm fs.FileMode, fn func(old []byte, exists bool) ([]byte, error)) (bool, error) {
 	path, err := d.confine(path)
@@ -80,7 +128,7 @@ func (d Disk) Update(path string, perm fs.FileMode, fn func(old []byte, exists b
 	if err := mkdirAll(filepath.Dir(path)); err != nil {
 		return false, err
 	}
-	unlock, err := lockedfile.MutexAt(lockPath(path)).Lock()
+	unlock, err := d.lock(path)
 	if err != nil {
 		return false, err
 	}
@@ -121,7 +169,7 @@ func (d Disk) Append(path string, data []byte, perm fs.FileMode) error {
 	if err := mkdirAll(filepath.Dir(path)); err != nil {
 		return err
 	}
-	unlock, err := lockedfile.MutexAt(lockPath(path)).Lock()
+	unlock, err := d.lock(path)
 	if err != nil {
 		return err
 	}
@@ -144,29 +192,58 @@ func (d Disk) Append(path string, data []byte, perm fs.FileMode) error {
 	return f.Close()
 }
 
-// Remove implements Writer.
+// Remove implements Writer. Removing a name is atomic, so it takes no lock (and leaves no lock
+// file in directories that are not cairn's, such as Claude's own memory directory).
 func (d Disk) Remove(path string) error {
 	path, err := d.confine(path)
 	if err != nil {
 		return err
 	}
-	unlock, err := lockedfile.MutexAt(lockPath(path)).Lock()
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
+	if err := checkTarget(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	defer unlock()
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	// The lock file goes too, while still held, so removing a file leaves nothing behind (legacy
-	// files live in Claude's own memory directory). A writer that was waiting on it then holds a
-	// lock on an unlinked file; Remove is the only operation on files that get removed, and it
-	// does nothing to a file that is already gone.
-	os.Remove(lockPath(path))
 	return nil
+}
+
+// Create implements Writer.
+func (d Disk) Create(path string, data []byte, perm fs.FileMode) (bool, error) {
+	path, err := d.confine(path)
+	if err != nil {
+		return false, err
+	}
+	if err := mkdirAll(filepath.Dir(path)); err != nil {
+		return false, err
+	}
+	dir, base := filepath.Split(path)
+	f, err := os.CreateTemp(dir, "."+base+".tmp*")
+	if err != nil {
+		return false, err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(perm)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return false, err
+	}
+	if err := os.Link(tmp, path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
 }
 
 func mkdirAll(dir string) error { return os.MkdirAll(dir, 0o755) }
@@ -256,6 +333,21 @@ func (d DryRun) Append(path string, data []byte, perm fs.FileMode) error {
 	}
 	fmt.Fprintf(d.Out, "append %s\n%s", path, data)
 	return nil
+}
+
+// Create implements Writer.
+func (d DryRun) Create(path string, data []byte, perm fs.FileMode) (bool, error) {
+	if _, err := (Disk{Roots: d.Roots}).confine(path); err != nil {
+		return false, err
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return false, nil
+	}
+	fmt.Fprintf(d.Out, "create %s\n%s", path, data)
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		fmt.Fprintln(d.Out)
+	}
+	return true, nil
 }
 
 // Remove implements Writer.

@@ -156,3 +156,59 @@ func TestRemoveLeavesNothing(t *testing.T) {
 		t.Fatalf("left behind: %v", ents)
 	}
 }
+
+func TestCreateNeverOverwrites(t *testing.T) {
+	root := t.TempDir()
+	d := Disk{Roots: []string{root}}
+	p := filepath.Join(root, "ck", "x.md")
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	winners := 0
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			ok, err := d.Create(p, []byte(fmt.Sprintf("writer %d\n", i)), 0o644)
+			if err != nil {
+				t.Error(err)
+			}
+			if ok {
+				mu.Lock()
+				winners++
+				mu.Unlock()
+			}
+		}(i)
+	}
+	wg.Wait()
+	data, _ := os.ReadFile(p)
+	if winners != 1 || !strings.HasPrefix(string(data), "writer ") {
+		t.Fatalf("%d winners, content %q", winners, data)
+	}
+	if ents, _ := os.ReadDir(filepath.Dir(p)); len(ents) != 1 {
+		t.Fatalf("left behind: %v", ents)
+	}
+}
+
+// Lock files go to .claude/state/locks, never beside the files people commit.
+func TestLocksAreCentral(t *testing.T) {
+	root := t.TempDir()
+	d := Disk{Roots: []string{root}}
+	for _, p := range []string{".agents/runs/r1/MEMORY.md", ".agents/runs/r1/state.json", "memory/timeline.jsonl"} {
+		if _, err := d.Update(filepath.Join(root, p), 0o644, func([]byte, bool) ([]byte, error) { return []byte("x"), nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d.Append(filepath.Join(root, "memory/timeline.jsonl"), []byte("y\n"), 0o644)
+	for _, dir := range []string{".agents/runs/r1", "memory"} {
+		ents, _ := os.ReadDir(filepath.Join(root, dir))
+		for _, e := range ents {
+			if strings.HasSuffix(e.Name(), ".lock") {
+				t.Errorf("lock beside the file: %s/%s", dir, e.Name())
+			}
+		}
+	}
+	locks, _ := os.ReadDir(filepath.Join(root, LockDir))
+	if len(locks) != 3 {
+		t.Errorf("want 3 distinct locks, got %v", locks)
+	}
+}
