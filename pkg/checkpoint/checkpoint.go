@@ -276,7 +276,6 @@ type Saved struct {
 	Title string // the sanitised title, as in the filename (without a collision suffix)
 }
 
-
 // maxAttempts bounds the collision suffixes Save tries: with 36^4 suffixes, needing more than a
 // handful means something other than chance is wrong.
 const maxAttempts = 16
