@@ -1,7 +1,10 @@
 #!/bin/sh
 # check.sh — the one check that CI and people run. Fails on the first problem.
+#   scripts/check.sh          everything below
+#   FUZZTIME=30s scripts/check.sh   fuzz each target longer (default 5s)
 set -eu
 cd "$(dirname "$0")/.."
+fuzztime=${FUZZTIME:-5s}
 
 echo "== gofmt"
 out=$(gofmt -l $(git ls-files '*.go'))
@@ -11,29 +14,49 @@ echo "== go vet"
 go vet ./...
 
 echo "== go mod tidy leaves no diff"
-cp go.mod /tmp/cairn-go.mod.$$; cp go.sum /tmp/cairn-go.sum.$$
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cp go.mod go.sum "$tmp/"
 go mod tidy
-if ! cmp -s go.mod /tmp/cairn-go.mod.$$ || ! cmp -s go.sum /tmp/cairn-go.sum.$$; then
-	echo "go mod tidy changed go.mod/go.sum"; git diff -- go.mod go.sum
-	mv /tmp/cairn-go.mod.$$ go.mod; mv /tmp/cairn-go.sum.$$ go.sum; exit 1
+if ! cmp -s go.mod "$tmp/go.mod" || ! cmp -s go.sum "$tmp/go.sum"; then
+	echo "go mod tidy changed go.mod/go.sum:"; diff -u "$tmp/go.mod" go.mod || true
+	cp "$tmp/go.mod" "$tmp/go.sum" .; exit 1
 fi
-rm -f /tmp/cairn-go.mod.$$ /tmp/cairn-go.sum.$$
+
+echo "== cross-compile (Claude Code users are on macOS and Windows too)"
+for target in darwin/arm64 darwin/amd64 windows/amd64; do
+	GOOS=${target%/*} GOARCH=${target#*/} go build -o /dev/null ./hooks/... ./pkg/...
+	echo "   $target ok"
+done
 
 echo "== tests (the README's test command)"
 go test -p 2 ./...
 
 echo "== race"
-go test -race -p 2 ./...
+go test -race -p 2 ./pkg/... ./hooks/...
 
-echo "== testscripts are up to date (update run leaves git status clean)"
+echo "== testscripts are up to date (an update run leaves git status clean)"
 go test ./testscripts/ -run TestScripts -u >/dev/null
 if [ -n "$(git status --porcelain -- testscripts)" ]; then
-	echo "testscript -u changed scripts:"; git status --porcelain -- testscripts; exit 1
+	echo "testscript -u changed scripts:"; git status --porcelain -- testscripts; git diff -- testscripts | head -50; exit 1
 fi
 
-echo "== fuzz (short)"
-for t in "FuzzRefresh ./pkg/whiteboard" "FuzzParse ./pkg/runstate" "FuzzReadPayload ./pkg/hookio"; do
+echo "== fuzz ($fuzztime per target; a crash found is kept in testdata/fuzz and fails every run after)"
+for t in \
+	"FuzzReadPayload ./pkg/hookio" \
+	"FuzzParse ./pkg/runstate" \
+	"FuzzRefresh ./pkg/whiteboard" \
+	"FuzzLines ./pkg/transcript" \
+	"FuzzParseBullet ./pkg/parking" \
+	"FuzzRedact ./pkg/redact" \
+	"FuzzParse ./pkg/checkpoint" \
+	"FuzzParseEvent ./pkg/registry" \
+	"FuzzReadFrom ./pkg/registry" \
+	"FuzzInstall ./pkg/settings"; do
 	set -- $t
-	go test -run XXX -fuzz "^$1\$" -fuzztime 10s "$2"
+	if ! go test -run '^$' -fuzz "^$1\$" -fuzztime "$fuzztime" "$2" >"$tmp/fuzz.log" 2>&1; then
+		cat "$tmp/fuzz.log"; exit 1
+	fi
+	echo "   $1 $2 ok"
 done
-echo "ok"
+echo "check.sh: ok"

@@ -65,13 +65,14 @@ func Parse(data []byte) (State, []string, error) {
 	}
 	var warnings []string
 	gjson.ParseBytes(data).ForEach(func(k, v gjson.Result) bool {
-		key := k.String()
+		// Keys and values are kept as valid UTF-8, as the JSON writer would make them anyway.
+		key := strings.ToValidUTF8(k.String(), "\uFFFD")
 		switch {
 		case v.IsObject() || v.IsArray():
 			warnings = append(warnings, fmt.Sprintf("state.json: key %q is nested, skipped (state.json must be flat)", key))
 			return true
 		case v.Type == gjson.String:
-			s.Set(key, v.Str)
+			s.Set(key, strings.ToValidUTF8(v.Str, "\uFFFD"))
 		case v.Type == gjson.Null:
 			s.Set(key, "")
 		default:
