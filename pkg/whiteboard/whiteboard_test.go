@@ -111,7 +111,7 @@ func FuzzRefresh(f *testing.F) {
 	f.Fuzz(func(t *testing.T, old []byte, event string) {
 		s := snap(event, t0)
 		res := Refresh(old, true, s)
-		if n := strings.Count(string(res.Data), beginPrefix); n != 1 {
+		if n := strings.Count("\n"+string(res.Data), "\n"+beginPrefix); n != 1 {
 			t.Fatalf("%d blocks", n)
 		}
 		again := Refresh(res.Data, true, s)
