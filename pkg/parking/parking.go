@@ -342,6 +342,9 @@ func (t *txn) expire() ([]Item, error) {
 
 // Expire deletes the items that are ExpireDays old or more (see the function Expire).
 func (s *Store) Expire() ([]Item, error) {
+	if !s.mayExpire() {
+		return nil, nil
+	}
 	var gone []Item
 	err := s.update(func(t *txn) error {
 		var err error
@@ -350,6 +353,51 @@ func (s *Store) Expire() ([]Item, error) {
 		return err
 	})
 	return gone, err
+}
+
+// mayExpire is Expire's cheap first look, taken without the lock: the bullets' Raised dates
+// and the legacy files' modification times, opening no file but session-context.md. Only when
+// something is due (or an undated bullet needs its date) does Expire lock and read everything:
+// SessionStart and SessionEnd call it every time, and usually nothing is due.
+func (s *Store) mayExpire() bool {
+	today := s.Now()
+	data, err := os.ReadFile(ContextPath(s.Root))
+	switch {
+	case err == nil:
+		for _, bl := range parseContext(data).blocks {
+			if !bl.dated || ageDays(bl.bullet.Raised, today) >= ExpireDays {
+				return true
+			}
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return true // let Expire report it
+	}
+	for _, dir := range s.Dirs {
+		d, err := os.Open(dir)
+		if err != nil {
+			continue // missing: nothing there; unreadable: Expire cannot read it either
+		}
+		for seen := 0; seen < maxLegacyEntries; {
+			ents, err := d.ReadDir(256)
+			seen += len(ents)
+			for _, e := range ents {
+				n := e.Name()
+				if !strings.HasPrefix(n, legacyPrefix) || !strings.HasSuffix(n, legacySuffix) {
+					continue
+				}
+				fi, err := e.Info()
+				if err != nil || ageDays(fi.ModTime().In(today.Location()).Format(DateLayout), today) >= ExpireDays {
+					d.Close()
+					return true
+				}
+			}
+			if err != nil {
+				break
+			}
+		}
+		d.Close()
+	}
+	return false
 }
 
 // Park adds b as a new bullet raised today, after deleting expired items. Text fields are

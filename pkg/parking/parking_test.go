@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -499,5 +500,37 @@ func TestRefusalsWriteNothing(t *testing.T) {
 	}
 	if f.read(t) != sb.String() {
 		t.Fatalf("refusal wrote:\n%s", f.read(t))
+	}
+}
+
+// countingWriter counts the locked read-modify-writes.
+type countingWriter struct {
+	safefile.Writer
+	updates int
+}
+
+func (c *countingWriter) Update(path string, perm fs.FileMode, fn func([]byte, bool) ([]byte, error)) (bool, error) {
+	c.updates++
+	return c.Writer.Update(path, perm, fn)
+}
+
+// With nothing due, Expire takes no lock and reads no legacy file: it runs at every session start
+// and end. Once something is due, it does the whole transaction.
+func TestExpireFastPath(t *testing.T) {
+	f := newFixture(t)
+	cw := &countingWriter{Writer: safefile.Disk{Roots: []string{f.root}}}
+	s := New(f.root, f.config, cw, clock)
+	f.write(t, "## Parked items\n\n- **young** — y. Raised: "+date(29)+".\n")
+	f.legacy(t, project.Slug(f.root), "session-open-fresh.md", "fresh", "f", 29)
+	if exp, err := s.Expire(); err != nil || len(exp) != 0 || cw.updates != 0 {
+		t.Fatalf("nothing due: %+v %v, %d updates", exp, err, cw.updates)
+	}
+	f.legacy(t, project.LegacySlug(f.root), "session-open-due.md", "due", "d", 30)
+	if exp, err := s.Expire(); err != nil || len(exp) != 1 || exp[0].Slug != "due" || cw.updates != 1 {
+		t.Fatalf("legacy due: %+v %v, %d updates", exp, err, cw.updates)
+	}
+	f.write(t, "## Parked items\n\n- **undated** — no date yet.\n")
+	if _, err := s.Expire(); err != nil || cw.updates != 2 || !strings.Contains(f.read(t), "Raised: "+date(0)) {
+		t.Fatalf("undated: %v, %d updates:\n%s", err, cw.updates, f.read(t))
 	}
 }
