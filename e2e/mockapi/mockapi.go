@@ -278,9 +278,18 @@ func (r *Request) Contains(s string) bool {
 	if bytes.Contains(r.Body, []byte(s)) {
 		return true
 	}
-	esc, _ := json.Marshal(s)
-	esc = esc[1 : len(esc)-1]
-	return bytes.Contains(r.Body, esc)
+	// Claude Code (JSON.stringify) leaves <, > and & as they are, which
+	// json.Marshal would turn into \u003c etc.: try both spellings.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	esc := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	if bytes.Contains(r.Body, esc[1:len(esc)-1]) {
+		return true
+	}
+	html, _ := json.Marshal(s)
+	return bytes.Contains(r.Body, html[1:len(html)-1])
 }
 
 // IsCompaction reports whether this is the summarisation request that

@@ -218,3 +218,17 @@ func TestCompacting(t *testing.T) {
 		t.Errorf("IsCompaction false")
 	}
 }
+
+// Claude Code's JSON.stringify does not HTML-escape: Contains must find
+// text with <, > or & together with characters that do need escaping.
+func TestContainsUnescapedHTML(t *testing.T) {
+	body := []byte(`{"messages":[{"role":"system","content":"a <!-- marker --> & \"b\"\nc"}]}`)
+	r := &Request{Body: body}
+	if !r.Contains("a <!-- marker --> & \"b\"\nc") {
+		t.Errorf("Contains misses text with <, > and & plus a newline")
+	}
+	r.Body = []byte(`{"content":"x \u003c y\nz"}`)
+	if !r.Contains("x < y\nz") {
+		t.Errorf("Contains misses the HTML-escaped spelling")
+	}
+}

@@ -95,9 +95,12 @@ func recorded(inv *hookio.Invocation) (sid string, size int64, ok bool) {
 }
 
 // missedPreCompact reports whether PreCompact did not run for the compaction this session just
-// went through. PreCompact records the transcript's length before the compaction writes its
-// boundary, so exactly one compaction after that length means it ran; none recorded for this
-// session, or two or more compactions since, mean it did not (reference §6 #2).
+// went through. PreCompact records the transcript's length S. Claude Code 2.1.332 runs
+// SessionStart(compact) before it appends the compaction's boundary to the transcript, so when
+// PreCompact ran there is no boundary after S; a Claude Code that writes the boundary first
+// shows exactly one, as the transcript's last line. Anything else — no record of this session,
+// a boundary after S followed by more conversation, or two boundaries — means an earlier
+// compaction came after the record and this one was missed (reference §6 #2).
 func missedPreCompact(inv *hookio.Invocation, in hookio.SessionStart) bool {
 	if in.SessionID == "" || in.TranscriptPath == "" {
 		return false // nothing to judge by
@@ -114,7 +117,15 @@ func missedPreCompact(inv *hookio.Invocation, in hookio.SessionStart) bool {
 		inv.Warn("transcript: %v", err)
 		return false
 	}
-	return n != 1
+	switch n {
+	case 0:
+		return false
+	case 1:
+		ends, err := transcript.EndsWithCompaction(in.TranscriptPath)
+		return err == nil && !ends
+	default:
+		return true
+	}
 }
 
 // compactedSinceSnapshot reports whether a resumed session's transcript shows a compaction after

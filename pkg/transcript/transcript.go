@@ -621,3 +621,28 @@ func CompactionsAfter(path string, offset int64) (int, error) {
 	})
 	return n, err
 }
+
+// EndsWithCompaction reports whether the last line of the transcript that parses is a
+// compaction boundary (the compact_boundary line or the summary after it): the compaction that
+// just happened has been written and nothing came after it yet. A final line still being
+// written (not valid JSON) is passed over.
+func EndsWithCompaction(path string) (bool, error) {
+	var ends bool
+	_, err := withFile(path, func(r io.ReaderAt, size int64) error {
+		s := newBackScanner(r, size, defaultLimits, 0)
+		var p parser
+		for {
+			l, ok := s.next()
+			if !ok {
+				return s.err
+			}
+			e, ok := p.entry(l)
+			if !ok {
+				continue // not JSON: a line still being written
+			}
+			ends = !e.sidechain && e.isBoundary()
+			return nil
+		}
+	})
+	return ends, err
+}

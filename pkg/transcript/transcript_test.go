@@ -416,3 +416,23 @@ func TestCompactionsAfter(t *testing.T) {
 		t.Errorf("missing: %d %v", got, err)
 	}
 }
+
+func TestEndsWithCompaction(t *testing.T) {
+	dir := t.TempDir()
+	turn := `{"type":"user","message":{"role":"user","content":"hi"}}` + "\n"
+	boundary := `{"type":"system","subtype":"compact_boundary","compactMetadata":{"trigger":"auto"}}` + "\n" +
+		`{"type":"user","isCompactSummary":true,"message":{"role":"user","content":"summary"}}` + "\n"
+	for content, want := range map[string]bool{
+		"":                              false,
+		turn:                            false,
+		turn + boundary:                 true,
+		turn + boundary + `{"type":"us`: true, // a line still being written
+		turn + boundary + turn:          false,
+	} {
+		p := filepath.Join(dir, "t.jsonl")
+		os.WriteFile(p, []byte(content), 0o644)
+		if got, err := EndsWithCompaction(p); err != nil || got != want {
+			t.Errorf("%q: %v %v, want %v", content, got, err, want)
+		}
+	}
+}
