@@ -228,7 +228,7 @@ func sessionBroadcastCmd(ctx context.Context, c *CLI, args []string) error {
 	}
 	switch others {
 	case 0:
-		fmt.Fprintln(c.Stdout, "Broadcast recorded; no other session is active to receive it now.")
+		fmt.Fprintln(c.Stdout, "Broadcast recorded; no other session is active now: a session of this project that resumes receives it at its next prompt.")
 	case 1:
 		fmt.Fprintln(c.Stdout, "Broadcast sent to 1 other active session.")
 	default:
