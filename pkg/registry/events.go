@@ -13,6 +13,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/cairn-hooks/cairn/pkg/inject"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
 
@@ -307,27 +308,27 @@ func render(s scan, budget int, now time.Time) (string, int64) {
 		line := "- " + deliveryLine(m, now) + "\n"
 		header := 0
 		if i == 0 {
-			header = utf16Len(deliveryHeader)
+			header = inject.Len(deliveryHeader)
 		}
 		rest := len(s.msgs) - i - 1
 		reserve := 0
 		if rest > 0 || s.more {
-			reserve = utf16Len(moreLine(rest, s.more))
+			reserve = inject.Len(moreLine(rest, s.more))
 		}
-		if used+header+utf16Len(line)+reserve > budget {
+		if used+header+inject.Len(line)+reserve > budget {
 			break
 		}
 		if i == 0 {
 			b.WriteString(deliveryHeader)
 		}
 		b.WriteString(line)
-		used += header + utf16Len(line)
+		used += header + inject.Len(line)
 		shown++
 	}
 	held := len(s.msgs) - shown
 	if held > 0 || s.more {
 		notice := moreLine(held, s.more)
-		if used+utf16Len(notice) > budget {
+		if used+inject.Len(notice) > budget {
 			return "", s.start // not even the notice fits: deliver nothing, keep everything
 		}
 		b.WriteString(notice)
@@ -392,18 +393,6 @@ func Ago(now, t time.Time) string {
 		return fmt.Sprintf("%dh ago", int(d/time.Hour))
 	}
 	return fmt.Sprintf("%dd ago", int(d/(24*time.Hour)))
-}
-
-func utf16Len(s string) int {
-	n := 0
-	for _, r := range s {
-		if r > 0xFFFF {
-			n += 2
-		} else {
-			n++
-		}
-	}
-	return n
 }
 
 // OnPrompt is what the UserPromptSubmit hook calls on every prompt: it touches session sid and

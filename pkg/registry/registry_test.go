@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-hooks/cairn/pkg/inject"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
 
@@ -224,8 +225,8 @@ func TestDeliverBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if utf16Len(first) > budget {
-		t.Fatalf("%d characters over a budget of %d", utf16Len(first), budget)
+	if inject.Len(first) > budget {
+		t.Fatalf("%d characters over a budget of %d", inject.Len(first), budget)
 	}
 	lines := strings.Split(first, "\n")
 	if last := lines[len(lines)-1]; last != fmt.Sprintf("… %d more: run cairn session inbox", n-(len(lines)-2)) {
