@@ -52,9 +52,13 @@ for t in \
 	"FuzzParse ./pkg/checkpoint" \
 	"FuzzParseEvent ./pkg/registry" \
 	"FuzzReadFrom ./pkg/registry" \
-	"FuzzInstall ./pkg/settings"; do
+	"FuzzInstall ./pkg/settings" \
+	"FuzzLegacyFile ./pkg/parking" \
+	"FuzzReadAudit ./pkg/parking" \
+	"FuzzSessionContext ./pkg/parking" \
+	"FuzzSnapshotRefresh ./pkg/sessionctx"; do
 	set -- $t
-	if ! go test -run '^$' -fuzz "^$1\$" -fuzztime "$fuzztime" "$2" >"$tmp/fuzz.log" 2>&1; then
+	if ! go test -run '^$' -fuzz "^$1\$" -fuzztime "$fuzztime" -fuzzminimizetime 5s "$2" >"$tmp/fuzz.log" 2>&1; then
 		cat "$tmp/fuzz.log"; exit 1
 	fi
 	echo "   $1 $2 ok"

@@ -164,29 +164,32 @@ func readPiped(r io.Reader) (string, error) {
 		b, err := io.ReadAll(cr)
 		done <- result{b, err}
 	}()
-	timer := time.NewTimer(stdinWait)
-	defer timer.Stop()
-	select {
-	case res := <-done:
-		if res.err != nil {
-			return "", res.err
+	// Wait while bytes keep coming; a stdin that stays open with nothing new for stdinWait is
+	// silent (nothing arrived: no sections) or stalled (something arrived, then no end: an error,
+	// never a hang).
+	ticker := time.NewTicker(stdinWait)
+	defer ticker.Stop()
+	var seen int64
+	for {
+		select {
+		case res := <-done:
+			if res.err != nil {
+				return "", res.err
+			}
+			if len(res.data) > maxStdinSection {
+				return "", errors.New("more than 1 MiB")
+			}
+			return string(res.data), nil
+		case <-ticker.C:
+			n := cr.n.Load()
+			if n == 0 {
+				return "", nil // open but silent: no sections on stdin
+			}
+			if n == seen {
+				return "", fmt.Errorf("%d bytes arrived, then nothing for %v without an end of input: close stdin, or pass the sections as flags", n, stdinWait)
+			}
+			seen = n
 		}
-		if len(res.data) > maxStdinSection {
-			return "", errors.New("more than 1 MiB")
-		}
-		return string(res.data), nil
-	case <-timer.C:
-		if cr.n.Load() == 0 {
-			return "", nil // open but silent: no sections on stdin
-		}
-		res := <-done // data is flowing: read it to the end
-		if res.err != nil {
-			return "", res.err
-		}
-		if len(res.data) > maxStdinSection {
-			return "", errors.New("more than 1 MiB")
-		}
-		return string(res.data), nil
 	}
 }
 

@@ -1,7 +1,8 @@
 // Command sessionstart is cairn's SessionStart hook. Claude Code runs it when a session starts,
 // resumes, is cleared, forked, or continues after a compaction. It always does the housekeeping
 // a killed SessionEnd may have missed — register the session (marking orphans ended), expire
-// parked items aged 30 days, log the start in memory/timeline.jsonl — and then:
+// parked items aged 30 days, log the start in memory/timeline.jsonl, sweep the temp files of
+// writers killed mid-write — and then:
 //
 //   - without an active run it prints nothing;
 //   - with one, it hands Claude the read order of seed 001 (AGENTS.md and the rules, the run's
@@ -16,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
@@ -24,6 +26,8 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/parking"
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/registry"
+	"github.com/cairn-hooks/cairn/pkg/runstate"
+	"github.com/cairn-hooks/cairn/pkg/safefile"
 	"github.com/cairn-hooks/cairn/pkg/sessionctx"
 	"github.com/cairn-hooks/cairn/pkg/transcript"
 )
@@ -59,6 +63,9 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 	}); err != nil {
 		inv.Warn("timeline: %v", err)
 	}
+	if !inv.DryRun {
+		sweepTemps(inv.Root, now)
+	}
 
 	compacted := false
 	switch in.Source {
@@ -83,6 +90,17 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 		return err
 	}
 	return hookio.WriteContext(&inv.Out, "SessionStart", text)
+}
+
+// sweepTemps removes what writers killed mid-write left in the directories cairn writes.
+func sweepTemps(root string, now time.Time) {
+	dirs := []string{project.StateDir(root), checkpoint.Dir(root), filepath.Join(root, "memory"), filepath.Join(root, ".notes", "logs"), filepath.Join(root, runstate.RunsDir)}
+	if r, err := runstate.Active(root); err == nil {
+		dirs = append(dirs, r.Dir)
+	}
+	for _, d := range dirs {
+		safefile.SweepTemps(d, now)
+	}
 }
 
 // recorded returns the compaction last recorded in session-context.md.

@@ -129,7 +129,9 @@ func TestParkCreatesFile(t *testing.T) {
 	}
 }
 
-const snapshot = "<!-- cairn:session-snapshot begin event=s1/auto/1 -->\n## Session snapshot\n\n## Parked items\n- **not-mine** — inside the snapshot\n<!-- cairn:session-snapshot end -->\n"
+// snapshot is a PreCompact snapshot section as package sessionctx writes it (no "## " heading
+// inside: a heading would end it), holding a bullet that is not a parked item.
+const snapshot = "<!-- cairn:session-snapshot begin event=s1/auto/1 -->\n**Session snapshot**\n- **not-mine** — inside the snapshot\n<!-- cairn:session-snapshot end -->\n"
 
 // Everything outside the parked-items section is kept byte for byte.
 func TestSectionPreservesTheRest(t *testing.T) {
@@ -532,5 +534,25 @@ func TestExpireFastPath(t *testing.T) {
 	f.write(t, "## Parked items\n\n- **undated** — no date yet.\n")
 	if _, err := s.Expire(); err != nil || cw.updates != 2 || !strings.Contains(f.read(t), "Raised: "+date(0)) {
 		t.Fatalf("undated: %v, %d updates:\n%s", err, cw.updates, f.read(t))
+	}
+}
+
+// A snapshot section that lost its end line stops at the next heading (mdblock's rule, shared
+// with package sessionctx): the parked items after it are still found, archived and kept.
+func TestDamagedSnapshotKeepsParkedItems(t *testing.T) {
+	f := newFixture(t)
+	f.write(t, "# Session context\n\n<!-- cairn:session-snapshot begin event=s1/auto/1 -->\n**Session snapshot**\n- Session: s1\n\n## Parked items\n\n- **first** — Deferred: a. Context: b. Raised: "+date(1)+".\n")
+	its, err := f.store.List()
+	if err != nil || len(its) != 1 || its[0].Slug != "first" {
+		t.Fatalf("%+v %v", its, err)
+	}
+	if _, _, err := f.store.Park(Bullet{Slug: "second", Summary: "Deferred: c. Context: d."}); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.read(t); strings.Count(got, Heading) != 1 || !strings.Contains(got, "- **second** — ") {
+		t.Fatalf("a second section, or the item went missing:\n%s", got)
+	}
+	if it, err := f.store.Archive("second"); err != nil || it.Slug != "second" {
+		t.Fatalf("%+v %v", it, err)
 	}
 }

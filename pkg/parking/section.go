@@ -2,16 +2,20 @@ package parking
 
 import (
 	"strings"
+
+	"github.com/cairn-hooks/cairn/pkg/sessionctx"
 )
 
 // Heading opens the parked-items section of session-context.md.
 const Heading = "## Parked items"
 
-// The PreCompact snapshot section of session-context.md lies between these markers; it is not
-// parking's and is never looked into.
-const (
-	snapshotBegin = "<!-- cairn:session-snapshot begin"
-	snapshotEnd   = "<!-- cairn:session-snapshot end"
+// The PreCompact snapshot section of session-context.md (package sessionctx) is not parking's
+// and is never looked into. Its extent follows mdblock's one rule: from the begin marker to the
+// end marker, or — when the end marker was lost — to the next "## " heading, so that both
+// packages agree on where it stops and a damaged snapshot never swallows the parked items.
+var (
+	snapshotBegin = sessionctx.Markers.Begin
+	snapshotEnd   = sessionctx.Markers.End
 )
 
 // newFileHead starts a session-context.md that parking creates.
@@ -49,15 +53,22 @@ func parseContext(data []byte) *contextFile {
 	inSnap := false
 	for i, l := range f.lines {
 		t := trimEOL(l)
-		switch {
-		case strings.HasPrefix(t, snapshotBegin):
-			inSnap = true
-		case strings.HasPrefix(t, snapshotEnd):
-			inSnap = false
-		case !inSnap && strings.EqualFold(strings.TrimRight(t, " \t"), Heading):
-			f.head = i
+		if inSnap {
+			if t == snapshotEnd {
+				inSnap = false
+				continue
+			}
+			if !strings.HasPrefix(t, "## ") {
+				continue
+			}
+			inSnap = false // the end marker is missing: the section stops at this heading
 		}
-		if f.head >= 0 {
+		if strings.HasPrefix(t, snapshotBegin) {
+			inSnap = true
+			continue
+		}
+		if strings.EqualFold(strings.TrimRight(t, " \t"), Heading) {
+			f.head = i
 			break
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/rogpeppe/go-internal/diff"
@@ -160,7 +161,8 @@ func (d Disk) Update(path string, perm fs.FileMode, fn func(old []byte, exists b
 }
 
 // Append implements Writer. Appends of one record are a single write(2) on an O_APPEND file under
-// the lock, so concurrent appenders never interleave.
+// the lock, so concurrent appenders never interleave; a record after a torn last line starts on a
+// new line.
 func (d Disk) Append(path string, data []byte, perm fs.FileMode) error {
 	path, err := d.confine(path)
 	if err != nil {
@@ -177,9 +179,17 @@ func (d Disk) Append(path string, data []byte, perm fs.FileMode) error {
 	if err := checkTarget(path); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, perm)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, perm)
 	if err != nil {
 		return err
+	}
+	// A record cut short (a full disk, a killed writer) must not swallow this one: start on a
+	// line of its own, so readers skip only the torn fragment.
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, fi.Size()-1); err == nil && last[0] != '\n' {
+			data = append([]byte{'\n'}, data...)
+		}
 	}
 	if _, err := f.Write(data); err != nil {
 		f.Close()
@@ -357,4 +367,41 @@ func (d DryRun) Remove(path string) error {
 	}
 	fmt.Fprintf(d.Out, "remove %s\n", path)
 	return nil
+}
+
+// tempAge is how old a temp file must be before SweepTemps removes it: far older than any write
+// takes, so a write in progress is never touched.
+const tempAge = time.Hour
+
+// SweepTemps removes the temp files that writers killed mid-write (kill -9, a crash) left in dir:
+// ".<name>.tmp<digits>" files older than an hour. They never break a reader, but they clutter
+// directories people commit. It returns how many it removed.
+func SweepTemps(dir string, now time.Time) int {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, e := range ents {
+		name := e.Name()
+		i := strings.LastIndex(name, ".tmp")
+		if !e.Type().IsRegular() || len(name) < 2 || name[0] != '.' || i < 1 || !allDigits(name[i+len(".tmp"):]) {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) > tempAge {
+			if os.Remove(filepath.Join(dir, name)) == nil {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestUpdateAtomicAndKeepsMode(t *testing.T) {
@@ -210,5 +211,43 @@ func TestLocksAreCentral(t *testing.T) {
 	locks, _ := os.ReadDir(filepath.Join(root, LockDir))
 	if len(locks) != 3 {
 		t.Errorf("want 3 distinct locks, got %v", locks)
+	}
+}
+
+// A torn last record (a full disk cut it short) does not swallow the next one.
+func TestAppendAfterTornLine(t *testing.T) {
+	root := t.TempDir()
+	d := Disk{Roots: []string{root}}
+	p := filepath.Join(root, "log.jsonl")
+	os.WriteFile(p, []byte("{\"a\":1}\n{\"b\":"), 0o644)
+	if err := d.Append(p, []byte("{\"c\":3}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(p)
+	if string(data) != "{\"a\":1}\n{\"b\":\n{\"c\":3}\n" {
+		t.Fatalf("%q", data)
+	}
+}
+
+func TestSweepTemps(t *testing.T) {
+	dir := t.TempDir()
+	old := time.Now().Add(-2 * time.Hour)
+	for _, name := range []string{".MEMORY.md.tmp123", ".x.tmp9", "keep.tmp1", ".fresh.md.tmp77", ".notemp.md", ".a.tmpx"} {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte("x"), 0o644)
+		if name != ".fresh.md.tmp77" {
+			os.Chtimes(p, old, old)
+		}
+	}
+	if n := SweepTemps(dir, time.Now()); n != 2 {
+		t.Fatalf("removed %d", n)
+	}
+	ents, _ := os.ReadDir(dir)
+	var left []string
+	for _, e := range ents {
+		left = append(left, e.Name())
+	}
+	if strings.Join(left, " ") != ".a.tmpx .fresh.md.tmp77 .notemp.md keep.tmp1" {
+		t.Fatalf("left %v", left)
 	}
 }

@@ -1,0 +1,549 @@
+//go:build linux
+
+// Package reliability tries to break cairn from the outside, through its real binaries: it kills
+// writers with SIGKILL at random points and checks that every file still parses and holds the old
+// or the new content (crash_test.go); it runs 8 processes of mixed operations on one project and
+// checks that the final state is the sum of the operations (concurrency_test.go); and it feeds
+// every binary hostile input — bad stdin, hostile payload fields, hostile transcripts, symlinks
+// planted where cairn writes, read-only directories and a full disk — and checks that hooks exit
+// 0 with protocol-only stdout, that the CLI fails with one clear line, that nothing outside the
+// project changes and that nothing inside it is corrupted (hostile_test.go, disk_test.go).
+//
+// The binaries are built once in TestMain. Counts shrink under -short; CAIRN_RELIABILITY_ITER
+// (kills per writer) and CAIRN_RELIABILITY_OPS (operations per concurrent process) raise them
+// for longer local runs, and CAIRN_RELIABILITY_SEED replays the kill points of a failed run. A
+// summary table of what was tried and what held is printed at the end under -v (and written to
+// $CAIRN_RELIABILITY_REPORT when set): docs/RELIABILITY.md is made from it. Linux only: the
+// suite uses SIGKILL, mkfifo, chattr and tmpfs.
+package reliability
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+	"unicode/utf16"
+)
+
+var binDir string
+
+func TestMain(m *testing.M) {
+	os.Exit(testMain(m))
+}
+
+func testMain(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "cairn-reliability-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	args := []string{"build", "-o", dir + string(filepath.Separator)}
+	if testing.CoverMode() != "" {
+		args = append(args, "-cover")
+	}
+	args = append(args, "../hooks/...")
+	cmd := exec.Command("go", args...)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building the binaries:", err)
+		return 1
+	}
+	binDir = dir
+	code := m.Run()
+	writeReport()
+	return code
+}
+
+// touchSources reads every Go source the binaries are built from, so that go test's cache (keyed
+// by the files a test opens once it has started) never serves a stale pass after a change to a
+// hook or a package. newMachine calls it once.
+var touchSources = sync.OnceFunc(func() {
+	for _, d := range []string{"../hooks", "../pkg"} {
+		filepath.Walk(d, func(p string, fi os.FileInfo, err error) error {
+			if err == nil && !fi.IsDir() && strings.HasSuffix(p, ".go") {
+				if f, err := os.Open(p); err == nil {
+					f.Close()
+				}
+			}
+			return nil
+		})
+	}
+})
+
+// envInt reads a positive count from the environment, else def (or short under -short).
+func envInt(name string, def, short int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	if testing.Short() {
+		return short
+	}
+	return def
+}
+
+// ---- The report: what was tried, how many times, what held ----
+
+type row struct {
+	Test, Tried string
+	Times       int
+	Held        string
+}
+
+var (
+	reportMu sync.Mutex
+	report   []row
+)
+
+// record adds a row to the summary table.
+func record(test, tried string, times int, held string) {
+	reportMu.Lock()
+	defer reportMu.Unlock()
+	report = append(report, row{test, tried, times, held})
+}
+
+func writeReport() {
+	reportMu.Lock()
+	defer reportMu.Unlock()
+	if len(report) == 0 {
+		return
+	}
+	var b strings.Builder
+	b.WriteString("| test | what it tried | times | what held |\n|---|---|---:|---|\n")
+	for _, r := range report {
+		fmt.Fprintf(&b, "| %s | %s | %d | %s |\n", r.Test, strings.ReplaceAll(r.Tried, "|", `\|`), r.Times, strings.ReplaceAll(r.Held, "|", `\|`))
+	}
+	if p := os.Getenv("CAIRN_RELIABILITY_REPORT"); p != "" {
+		os.WriteFile(p, []byte(b.String()), 0o644)
+	}
+	if testing.Verbose() {
+		fmt.Print("\nreliability summary\n" + b.String())
+	}
+}
+
+// ---- The fake machine ----
+
+// machine is a fake user machine under one directory: a HOME with a Claude config dir, a project
+// (a git repository unless asked otherwise), a directory "outside" that cairn must never change,
+// and a directory for transcripts (outside the project, as Claude Code keeps them).
+type machine struct {
+	t                                             testing.TB
+	dir, home, config, proj, outside, transcripts string
+	projEnv                                       bool // CLAUDE_PROJECT_DIR is set to proj
+}
+
+type machineOpt struct {
+	proj  string // the project directory ("" = <dir>/proj)
+	noGit bool
+}
+
+func newMachine(t testing.TB, opts ...machineOpt) *machine {
+	t.Helper()
+	touchSources()
+	var o machineOpt
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	dir := t.TempDir()
+	m := &machine{
+		t: t, dir: dir, home: filepath.Join(dir, "home"), proj: filepath.Join(dir, "proj"),
+		outside: filepath.Join(dir, "outside"), transcripts: filepath.Join(dir, "transcripts"), projEnv: true,
+	}
+	if o.proj != "" {
+		m.proj = o.proj
+	}
+	m.config = filepath.Join(m.home, ".claude")
+	for _, d := range []string{m.home, m.config, m.proj, m.outside, m.transcripts} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Something to protect outside: a file and a directory with a file.
+	m.write(filepath.Join(m.outside, "keep.txt"), "outside: must never change\n")
+	m.write(filepath.Join(m.outside, "dir", "keep.md"), "# outside\n")
+	if !o.noGit {
+		for _, args := range [][]string{
+			{"init", "-q", "-b", "main"},
+			{"commit", "-q", "--allow-empty", "-m", "initial commit"},
+		} {
+			cmd := exec.Command("git", args...)
+			cmd.Dir = m.proj
+			cmd.Env = m.env()
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+			}
+		}
+	}
+	return m
+}
+
+// env is the binaries' environment, built from nothing so that the caller's Claude Code session
+// (CLAUDE_CODE_SESSION_ID, CLAUDE_PROJECT_DIR) never leaks in.
+func (m *machine) env(extra ...string) []string {
+	e := []string{
+		"PATH=" + binDir + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"HOME=" + m.home,
+		"CLAUDE_CONFIG_DIR=" + m.config,
+		"TZ=UTC",
+		"LANG=C.UTF-8",
+		"GIT_AUTHOR_NAME=cairn test", "GIT_AUTHOR_EMAIL=test@example.invalid",
+		"GIT_COMMITTER_NAME=cairn test", "GIT_COMMITTER_EMAIL=test@example.invalid",
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=" + filepath.Join(m.home, ".gitconfig"),
+	}
+	if m.projEnv {
+		e = append(e, "CLAUDE_PROJECT_DIR="+m.proj)
+	}
+	return append(e, extra...)
+}
+
+func (m *machine) write(path, content string) {
+	m.t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		m.t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		m.t.Fatal(err)
+	}
+}
+
+// p joins a project-relative path.
+func (m *machine) p(rel string) string { return filepath.Join(m.proj, filepath.FromSlash(rel)) }
+
+// ---- Running the binaries ----
+
+// result is how one process ended.
+type result struct {
+	name           string
+	args           []string
+	code           int // -1 when killed by a signal
+	killed         bool
+	stdout, stderr string
+	dur            time.Duration
+}
+
+func (r result) String() string {
+	return fmt.Sprintf("%s %q: exit %d after %v\nstdout: %q\nstderr: %q", r.name, r.args, r.code, r.dur.Round(time.Millisecond), clipText(r.stdout, 2000), clipText(r.stderr, 2000))
+}
+
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + fmt.Sprintf("… (%d bytes)", len(s))
+}
+
+// stallLimit is far above any normal run (milliseconds) and above the hooks' 2 s stdin deadline:
+// a process still running after it is stalled.
+const stallLimit = 30 * time.Second
+
+// spec describes one process to run.
+type spec struct {
+	name  string   // binary in binDir
+	args  []string // arguments
+	stdin io.Reader
+	env   []string // extra environment
+	dir   string   // working directory ("" = the project)
+}
+
+func (m *machine) start(s spec) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+	m.t.Helper()
+	cmd := exec.Command(filepath.Join(binDir, s.name), s.args...)
+	cmd.Dir = s.dir
+	if cmd.Dir == "" {
+		cmd.Dir = m.proj
+	}
+	cmd.Env = m.env(s.env...)
+	cmd.Stdin = s.stdin
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		m.t.Fatalf("starting %s: %v", s.name, err)
+	}
+	return cmd, &stdout, &stderr
+}
+
+func finish(s spec, cmd *exec.Cmd, stdout, stderr *bytes.Buffer, began time.Time, err error) result {
+	r := result{name: s.name, args: s.args, stdout: stdout.String(), stderr: stderr.String(), dur: time.Since(began)}
+	if ps := cmd.ProcessState; ps != nil {
+		if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			r.code, r.killed = -1, true
+			return r
+		}
+		r.code = ps.ExitCode()
+	} else if err != nil {
+		r.code = -1
+	}
+	return r
+}
+
+// run runs one process to its end; a process that outlives stallLimit is killed and fails the test.
+func (m *machine) run(s spec) result {
+	m.t.Helper()
+	began := time.Now()
+	cmd, stdout, stderr := m.start(s)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return finish(s, cmd, stdout, stderr, began, err)
+	case <-time.After(stallLimit):
+		cmd.Process.Kill()
+		err := <-done
+		r := finish(s, cmd, stdout, stderr, began, err)
+		m.t.Errorf("stalled: %s %q did not exit within %v", s.name, s.args, stallLimit)
+		return r
+	}
+}
+
+// runKilled starts a process, sends it SIGKILL after delay and waits for it. killed is false when
+// the process had already exited.
+func (m *machine) runKilled(s spec, delay time.Duration) result {
+	m.t.Helper()
+	began := time.Now()
+	cmd, stdout, stderr := m.start(s)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return finish(s, cmd, stdout, stderr, began, err)
+	case <-time.After(delay):
+		syscall.Kill(cmd.Process.Pid, syscall.SIGKILL) // the pid is ours: it has not been waited for yet
+		err := <-done
+		return finish(s, cmd, stdout, stderr, began, err)
+	}
+}
+
+// hook runs a hook binary with payload on stdin and checks its contract: exit 0, stdout empty
+// or exactly one protocol JSON object, stderr lines all its own.
+func (m *machine) hook(name string, payload []byte, env ...string) result {
+	m.t.Helper()
+	r := m.run(spec{name: name, stdin: bytes.NewReader(payload), env: env})
+	checkHook(m.t, r)
+	return r
+}
+
+// cairn runs the CLI in the project and checks its contract: exit 0, 1 or 2, and on failure one
+// clear line on stderr.
+func (m *machine) cairn(args ...string) result {
+	m.t.Helper()
+	r := m.run(spec{name: "cairn", args: args})
+	checkCLI(m.t, r)
+	return r
+}
+
+// cairnEnv is cairn with extra environment.
+func (m *machine) cairnEnv(env []string, args ...string) result {
+	m.t.Helper()
+	r := m.run(spec{name: "cairn", args: args, env: env})
+	checkCLI(m.t, r)
+	return r
+}
+
+// mustCairn runs the CLI and fails unless it exits 0.
+func (m *machine) mustCairn(args ...string) result {
+	m.t.Helper()
+	r := m.cairn(args...)
+	if r.code != 0 {
+		m.t.Fatalf("want exit 0: %v", r)
+	}
+	return r
+}
+
+var hookEvents = map[string]string{
+	"precompact":       "PreCompact",
+	"sessionstart":     "SessionStart",
+	"sessionend":       "SessionEnd",
+	"userpromptsubmit": "UserPromptSubmit",
+}
+
+// hooks lists the hook binaries, in a fixed order.
+var hooks = []string{"precompact", "sessionstart", "sessionend", "userpromptsubmit"}
+
+// checkHook checks a finished hook against the contract of SPEC §3 and reference §2.
+func checkHook(t testing.TB, r result) {
+	t.Helper()
+	if err := hookProblem(r); err != "" {
+		t.Errorf("%s\n%v", err, r)
+	}
+}
+
+func hookProblem(r result) string {
+	event := hookEvents[r.name]
+	if r.code != 0 {
+		return fmt.Sprintf("hook exited %d (hooks always exit 0)", r.code)
+	}
+	if strings.Contains(r.stderr, "panic") || strings.Contains(r.stderr, "goroutine ") {
+		return "hook panicked"
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n") {
+		if l != "" && !strings.HasPrefix(l, r.name+": ") {
+			return fmt.Sprintf("stray stderr line %q", l)
+		}
+	}
+	if r.stdout == "" {
+		return ""
+	}
+	if event == "PreCompact" || event == "SessionEnd" {
+		return "stdout must stay empty for " + event
+	}
+	dec := json.NewDecoder(strings.NewReader(r.stdout))
+	var out struct {
+		HookSpecificOutput *struct {
+			HookEventName     string  `json:"hookEventName"`
+			AdditionalContext *string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+	}
+	if err := dec.Decode(&out); err != nil {
+		return fmt.Sprintf("stdout is not one JSON object: %v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return "stdout holds more than one JSON value"
+	}
+	if out.HookSpecificOutput == nil || out.HookSpecificOutput.HookEventName != event || out.HookSpecificOutput.AdditionalContext == nil {
+		return "stdout is not a hookSpecificOutput for " + event
+	}
+	if n := len(utf16.Encode([]rune(*out.HookSpecificOutput.AdditionalContext))); n == 0 || n > 10000 {
+		return fmt.Sprintf("additionalContext is %d characters (want 1..10000)", n)
+	}
+	return ""
+}
+
+// checkCLI checks the CLI's contract (SPEC §7): exit 0, 1 or 2; on failure a clear message —
+// exactly one "cairn: error|usage|refused: …" line — and every stderr line cairn's own.
+func checkCLI(t testing.TB, r result) {
+	t.Helper()
+	if err := cliProblem(r); err != "" {
+		t.Errorf("%s\n%v", err, r)
+	}
+}
+
+func cliProblem(r result) string {
+	if r.code < 0 || r.code > 2 {
+		return fmt.Sprintf("cairn exited %d", r.code)
+	}
+	if strings.Contains(r.stderr, "panic") || strings.Contains(r.stderr, "goroutine ") {
+		return "cairn panicked"
+	}
+	lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
+	verdicts := 0
+	for _, l := range lines {
+		if l == "" {
+			continue
+		}
+		if !strings.HasPrefix(l, "cairn: ") {
+			return fmt.Sprintf("stray stderr line %q", l)
+		}
+		for _, p := range []string{"cairn: error: ", "cairn: usage: ", "cairn: refused: "} {
+			if strings.HasPrefix(l, p) {
+				verdicts++
+			}
+		}
+	}
+	if r.code != 0 && verdicts != 1 {
+		return fmt.Sprintf("exit %d with %d error lines on stderr (want exactly one)", r.code, verdicts)
+	}
+	if r.code == 0 && verdicts != 0 {
+		return "exit 0 with an error line"
+	}
+	return ""
+}
+
+// payload builds a hook payload: hook_event_name plus fields.
+func payload(event string, fields map[string]any) []byte {
+	obj := map[string]any{"hook_event_name": event}
+	for k, v := range fields {
+		obj[k] = v
+	}
+	b, err := json.Marshal(obj)
+	if err != nil {
+		panic(err)
+	}
+	return append(b, '\n')
+}
+
+// ---- Snapshots of directories cairn must not change ----
+
+// tree is a snapshot of a directory: relative path → type, mode, size and content hash (or the
+// link target).
+type tree map[string]string
+
+func snapshot(t testing.TB, dirs ...string) tree {
+	t.Helper()
+	out := tree{}
+	for _, dir := range dirs {
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				out[p] = "unreadable: " + err.Error()
+				return nil
+			}
+			fi, err := os.Lstat(p)
+			if err != nil {
+				out[p] = "gone"
+				return nil
+			}
+			switch {
+			case fi.Mode()&fs.ModeSymlink != 0:
+				target, _ := os.Readlink(p)
+				out[p] = "link " + target
+			case fi.IsDir():
+				out[p] = fmt.Sprintf("dir %v", fi.Mode().Perm())
+			case fi.Mode().IsRegular():
+				data, _ := os.ReadFile(p)
+				h := sha256.Sum256(data)
+				out[p] = fmt.Sprintf("file %v %d %s", fi.Mode().Perm(), fi.Size(), hex.EncodeToString(h[:8]))
+			default:
+				out[p] = fmt.Sprintf("special %v", fi.Mode())
+			}
+			return nil
+		})
+	}
+	return out
+}
+
+// diff lists what changed between two snapshots.
+func (a tree) diff(b tree) []string {
+	var out []string
+	for p, v := range a {
+		if w, ok := b[p]; !ok {
+			out = append(out, "removed "+p)
+		} else if v != w {
+			out = append(out, fmt.Sprintf("changed %s: %s → %s", p, v, w))
+		}
+	}
+	for p := range b {
+		if _, ok := a[p]; !ok {
+			out = append(out, "created "+p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// outsideDirs are the directories of the machine that are not the project.
+func (m *machine) outsideDirs() []string { return []string{m.outside, m.home, m.transcripts} }
+
+// checkUnchanged fails if anything under the snapshot's directories changed.
+func checkUnchanged(t testing.TB, what string, before, after tree) {
+	t.Helper()
+	if d := before.diff(after); len(d) > 0 {
+		t.Errorf("%s: written outside the project:\n%s", what, strings.Join(d, "\n"))
+	}
+}
+
+// ---- Small helpers ----
+
+func numCPU() int { return runtime.NumCPU() }
