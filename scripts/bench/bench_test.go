@@ -1,0 +1,98 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// BenchmarkWholeProcess runs every contender of the 1 MB size as a testing.B sub-benchmark:
+// each iteration restores the contender's fixture state (untimed) and runs the whole process.
+// It builds the binaries first (or uses $CAIRN_BENCH_BIN), so it only runs under -bench:
+//
+//	go test -run '^$' -bench WholeProcess -benchtime 50x ./scripts/bench/
+//	go test -run '^$' -bench 'WholeProcess/(floor|ups-answer)$' -count 5 ./scripts/bench/
+//
+// The main program (go run ./scripts/bench) alternates the contenders within each round, which
+// spreads machine noise over all of them alike; sub-benchmarks run one after the other, so
+// compare their ratios only on a quiet machine.
+func BenchmarkWholeProcess(b *testing.B) {
+	bin := os.Getenv("CAIRN_BENCH_BIN")
+	if bin == "" {
+		bin = filepath.Join(b.TempDir(), "bin")
+		cmd := exec.Command("go", "build", "-trimpath", "-o", bin+string(filepath.Separator), "../../hooks/...", "../../scripts/floor")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("go build: %v\n%s", err, out)
+		}
+	}
+	f := newFixture(b.TempDir(), bin, b.Logf)
+	if err := f.resolveInterpreters(); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.build(); err != nil {
+		b.Fatal(err)
+	}
+	sizes, err := parseSizes("1MB")
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := f.transcriptsFor(sizes[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, err := f.statesFor(s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cs := f.contenders(s, st)
+	if err := f.warm(cs, false); err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range cs {
+		b.Run(c.key, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				if err := f.prepare(c); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				r, err := f.exec(c, nil)
+				if err != nil || r.code != 0 {
+					b.Fatalf("%s: %v exit %d: %s", c.name, err, r.code, r.errOut)
+				}
+			}
+		})
+	}
+}
+
+func TestParseSizes(t *testing.T) {
+	got, err := parseSizes("1MB, 60MBline,200MB+60MBline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []sizeSpec{
+		{"1MB", 1 << 20, 0},
+		{"60MBline", 64 << 20, 60 << 20},
+		{"200MB+60MBline", 200 << 20, 60 << 20},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %v", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("%d: got %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	for _, bad := range []string{"", "x", "1MB+2MBline", "lineline"} {
+		if _, err := parseSizes(bad); err == nil {
+			t.Errorf("parseSizes(%q): no error", bad)
+		}
+	}
+}
+
+func TestShellQuote(t *testing.T) {
+	if got := shellQuote([]string{"-n", "50", "-only", "ups|floor", "it's"}); got != `-n 50 -only 'ups|floor' 'it'\''s'` {
+		t.Errorf("got %s", got)
+	}
+}

@@ -1,0 +1,240 @@
+package main
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+//go:embed alternatives
+var alternativesFS embed.FS
+
+// writeAlternatives copies the shell, Python and Node contenders into dir.
+func writeAlternatives(dir string) error {
+	return fs.WalkDir(alternativesFS, "alternatives", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := alternativesFS.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(dir, filepath.Base(p))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o755)
+	})
+}
+
+// Kinds of contender.
+const (
+	kindFloor   = "floor"
+	kindCairn   = "cairn"
+	kindSeed    = "seed"
+	kindPopular = "popular"
+)
+
+// Budgets (SPEC §8).
+type budget struct {
+	ratio float64 // × floor (median); 0 = none
+	abs   float64 // ms, absolute (median and p90 reported); 0 = none
+	rss   bool    // peak RSS ≤ 16 MiB applies (every hook)
+}
+
+// A contender is one command measured: a cairn hook in one case, the floor, or an alternative.
+type contender struct {
+	key   string // short id, stable across sizes
+	name  string // label in the tables
+	kind  string
+	argv  []string
+	stdin []byte // nil: no stdin (/dev/null)
+	env   []string
+	state *snapshot
+	fresh bool // restore state with the bench session's activity set to now (see freshActivity)
+	// pair names the cairn contender an alternative is compared with.
+	pair   string
+	budget budget
+	// check validates one run's output (stdout, stderr, exit code, files written); it runs on
+	// the warm-up runs.
+	check func(out, errOut string, code, changed int) error
+
+	times    []float64 // ms
+	rss      []int64   // KiB
+	warnings map[string]int
+}
+
+// noteStderr records the warnings a cairn run printed.
+func (c *contender) noteStderr(errOut string) {
+	if c.kind != kindCairn && c.kind != kindFloor {
+		return
+	}
+	for _, l := range strings.Split(errOut, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			if c.warnings == nil {
+				c.warnings = map[string]int{}
+			}
+			c.warnings[l]++
+		}
+	}
+}
+
+// contenders lists every contender for one transcript size.
+func (f *fixture) contenders(s *sizeFiles, st *states) []*contender {
+	bin := func(name string) string { return filepath.Join(f.bin, name) }
+	alt := func(name string) string { return filepath.Join(f.alt, name) }
+	sid := benchSession
+	pc := payload("PreCompact", sid, f.proj, s.T, "trigger", "auto", "custom_instructions", "null")
+	ups := func(prompt string) []byte {
+		return payload("UserPromptSubmit", sid, f.proj, s.T, "permission_mode", "default", "prompt", prompt)
+	}
+	const (
+		answer   = "Yes, look at src/parser/lexer.go next, and keep the tests green."
+		deferral = "Good idea, but let's come back to that after the release; first fix the failing lexer test."
+		request  = "Add a --verbose flag to the CLI and document it in the README."
+	)
+	hookBudget2 := budget{ratio: 2, rss: true}
+	upsBudget := budget{ratio: 1.3, rss: true}
+	cliEnv := []string{"CLAUDE_CODE_SESSION_ID=" + sid}
+
+	// Warnings on stderr are allowed (a 200 MB transcript with thousands of edited files makes
+	// PreCompact shorten its snapshot, and say so); the report lists them.
+	quiet := func(out, errOut string, code, _ int) error {
+		if code != 0 || strings.Contains(errOut, ": error:") {
+			return fmt.Errorf("exit %d, stderr %q", code, errOut)
+		}
+		return nil
+	}
+	contains := func(sub string) func(string, string, int, int) error {
+		return func(out, errOut string, code, changed int) error {
+			if err := quiet(out, errOut, code, changed); err != nil {
+				return err
+			}
+			if !strings.Contains(out, sub) {
+				return fmt.Errorf("stdout lacks %q: %.300q", sub, out)
+			}
+			return nil
+		}
+	}
+	writes := func(want bool, next func(string, string, int, int) error) func(string, string, int, int) error {
+		return func(out, errOut string, code, changed int) error {
+			if err := next(out, errOut, code, changed); err != nil {
+				return err
+			}
+			if (changed > 0) != want {
+				return fmt.Errorf("%d files changed, want writes=%v", changed, want)
+			}
+			return nil
+		}
+	}
+	empty := func(out, errOut string, code, changed int) error {
+		if err := quiet(out, errOut, code, changed); err != nil {
+			return err
+		}
+		if out != "" {
+			return fmt.Errorf("stdout not empty: %.300q", out)
+		}
+		return nil
+	}
+	exit0 := func(out, errOut string, code, _ int) error {
+		if code != 0 {
+			return fmt.Errorf("exit %d, stderr %q", code, errOut)
+		}
+		return nil
+	}
+	exit0Contains := func(sub string) func(string, string, int, int) error {
+		return func(out, errOut string, code, changed int) error {
+			if err := exit0(out, errOut, code, changed); err != nil {
+				return err
+			}
+			if !strings.Contains(out, sub) {
+				return fmt.Errorf("stdout lacks %q: %.300q", sub, out)
+			}
+			return nil
+		}
+	}
+
+	cs := []*contender{
+		{key: "floor", name: "floor: bare Go, decodes stdin", kind: kindFloor, argv: []string{bin("floor")}, stdin: ups(request), state: st.standard, check: quiet},
+
+		{key: "precompact", name: "precompact (first of a compaction)", kind: kindCairn, argv: []string{bin("precompact")}, stdin: pc, state: st.standard, budget: hookBudget2,
+			check: writes(true, empty)},
+		{key: "precompact-repeat", name: "precompact (repeated, same compaction)", kind: kindCairn, argv: []string{bin("precompact")}, stdin: pc, state: st.afterPreCompact, budget: hookBudget2,
+			check: writes(false, empty)},
+		{key: "sessionstart-startup", name: "sessionstart startup (new session)", kind: kindCairn, argv: []string{bin("sessionstart")},
+			stdin: payload("SessionStart", newSession, f.proj, filepath.Join(f.transcripts, newSession+".jsonl"), "source", "startup", "model", "claude-opus-4-8"),
+			state: st.standard, budget: hookBudget2, check: contains(".agents/lessons-learned.md")},
+		{key: "sessionstart-compact", name: "sessionstart compact (after PreCompact)", kind: kindCairn, argv: []string{bin("sessionstart")},
+			stdin: payload("SessionStart", sid, f.proj, s.C, "source", "compact", "model", "claude-opus-4-8"),
+			state: st.standard, budget: hookBudget2, check: func(out, errOut string, code, changed int) error {
+				if err := contains("## Current state")(out, errOut, code, changed); err != nil {
+					return err
+				}
+				if data, _ := os.ReadFile(filepath.Join(f.proj, ".agents/runs/bench-run/MEMORY.md")); strings.Contains(string(data), "recorded late") {
+					return fmt.Errorf("repaired a PreCompact that ran")
+				}
+				return nil
+			}},
+		{key: "sessionstart-repair", name: "sessionstart compact (PreCompact missed: repairs)", kind: kindCairn, argv: []string{bin("sessionstart")},
+			stdin: payload("SessionStart", sid, f.proj, s.C, "source", "compact", "model", "claude-opus-4-8"),
+			state: st.missed, budget: hookBudget2, check: func(out, errOut string, code, changed int) error {
+				if err := contains("## Current state")(out, errOut, code, changed); err != nil {
+					return err
+				}
+				if data, _ := os.ReadFile(filepath.Join(f.proj, ".agents/runs/bench-run/MEMORY.md")); !strings.Contains(string(data), "recorded late") {
+					return fmt.Errorf("did not repair the missed PreCompact")
+				}
+				return nil
+			}},
+		{key: "sessionend", name: "sessionend", kind: kindCairn, argv: []string{bin("sessionend")},
+			stdin: payload("SessionEnd", sid, f.proj, s.T, "reason", "prompt_input_exit"), state: st.standard, budget: hookBudget2, check: writes(true, empty)},
+		{key: "sessionend-worst", name: "sessionend, worst state (110 items expire)", kind: kindCairn, argv: []string{bin("sessionend")},
+			stdin: payload("SessionEnd", sid, f.proj, s.T, "reason", "prompt_input_exit"), state: st.expired, budget: budget{abs: 500, rss: true},
+			check: func(out, errOut string, code, changed int) error {
+				if err := empty(out, errOut, code, changed); err != nil {
+					return err
+				}
+				if n, _ := os.ReadDir(f.memDir); len(n) != 0 {
+					return fmt.Errorf("%d legacy files left", len(n))
+				}
+				return nil
+			}},
+		{key: "ups-answer", name: "userpromptsubmit: a plain answer", kind: kindCairn, argv: []string{bin("userpromptsubmit")},
+			stdin: ups(answer), state: st.standard, fresh: true, budget: upsBudget, check: writes(false, empty)},
+		{key: "ups-deferral", name: "userpromptsubmit: a deferral (guard: 110 open)", kind: kindCairn, argv: []string{bin("userpromptsubmit")},
+			stdin: ups(deferral), state: st.standard, fresh: true, budget: upsBudget, check: writes(false, contains("did not park"))},
+		{key: "ups-request", name: "userpromptsubmit: new request after a question (guard)", kind: kindCairn, argv: []string{bin("userpromptsubmit")},
+			stdin: ups(request), state: st.standard, fresh: true, budget: upsBudget, check: writes(false, contains("did not park"))},
+		{key: "ups-park", name: "userpromptsubmit: new request, parks (9 open)", kind: kindCairn, argv: []string{bin("userpromptsubmit")},
+			stdin: ups(request), state: st.room, fresh: true, budget: upsBudget, check: writes(true, contains("cairn parked"))},
+		{key: "ups-broadcast", name: "userpromptsubmit: answer + 3 unseen broadcasts", kind: kindCairn, argv: []string{bin("userpromptsubmit")},
+			stdin: ups(answer), state: st.unseen, fresh: true, budget: upsBudget, check: writes(true, contains("Unseen 3"))},
+		{key: "resume", name: "cairn session resume", kind: kindCairn, argv: []string{bin("cairn"), "session", "resume"}, env: cliEnv,
+			state: st.standard, budget: budget{ratio: 2}, check: writes(false, contains("## Session Pending"))},
+		{key: "archive", name: "cairn session archive (a legacy item)", kind: kindCairn, argv: []string{bin("cairn"), "session", "archive", f.archiveTarget}, env: cliEnv,
+			state: st.standard, check: writes(true, contains("Archived:"))},
+		{key: "summary", name: "cairn session summary", kind: kindCairn, argv: []string{bin("cairn"), "session", "summary"}, env: cliEnv,
+			state: st.standard, check: contains("→")},
+
+		{key: "seed-resume", name: "seed 000 resume (bash)", kind: kindSeed, pair: "resume", argv: []string{"bash", alt("seed000-resume.sh")}, env: cliEnv,
+			state: st.standard, check: exit0Contains("## Session Pending")},
+		{key: "seed-archive", name: "seed 000 archive (bash)", kind: kindSeed, pair: "archive", argv: []string{"bash", alt("seed000-archive.sh"), f.archiveTarget}, env: cliEnv,
+			state: st.standard, check: writes(true, exit0Contains("Archived:"))},
+		{key: "seed-summary", name: "seed 000 summary (bash)", kind: kindSeed, pair: "summary", argv: []string{"bash", alt("seed000-summary.sh")}, env: cliEnv,
+			state: st.standard, check: exit0Contains("→")},
+		{key: "seed-precompact", name: "seed 001 save-session PreCompact (bash grep/sed)", kind: kindSeed, pair: "precompact", argv: []string{"bash", alt("seed001-save-session.sh")},
+			stdin: pc, state: st.standard, check: writes(true, exit0)},
+		{key: "seed-sessionstart", name: "seed 001 context-loader SessionStart (bash)", kind: kindSeed, pair: "sessionstart-startup", argv: []string{"bash", alt("seed001-context-loader.sh")},
+			stdin: payload("SessionStart", newSession, f.proj, filepath.Join(f.transcripts, newSession+".jsonl"), "source", "startup"),
+			state: st.standard, check: exit0Contains("lessons-learned.md")},
+
+		{key: "python", name: "python3 hook: stdin + last 64 KiB", kind: kindPopular, pair: "ups-request", argv: []string{f.python, alt("hook.py")},
+			stdin: ups(request), state: st.standard, check: exit0},
+		{key: "node", name: "node hook: stdin + last 64 KiB", kind: kindPopular, pair: "ups-request", argv: []string{f.node, alt("hook.js")},
+			stdin: ups(request), state: st.standard, check: exit0},
+	}
+	return cs
+}

@@ -1,0 +1,544 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cairn-hooks/cairn/pkg/project"
+	"github.com/cairn-hooks/cairn/pkg/registry"
+	"github.com/cairn-hooks/cairn/pkg/transcript/transcripttest"
+)
+
+// The standard project (issue 7): an active run, 10 parked items, 100 legacy session-open-*.md
+// files, 50 checkpoints, 8 registered sessions with 1,000 broadcast events, Claude Code task
+// files, a git history, and transcripts of every size asked for. Everything lives under one
+// temporary directory:
+//
+//	work/bin/            the built binaries (unless -bin)
+//	work/alternatives/   the shell, Python and Node contenders
+//	work/proj/           the project (a git repository)
+//	work/home/.claude/   HOME/.claude = CLAUDE_CONFIG_DIR: legacy memory files, task files
+//	work/transcripts/    T-<size>.jsonl, and C-<size>.jsonl (the same and one line)
+type fixture struct {
+	work, bin, alt    string
+	proj, home, conf  string
+	transcripts       string
+	memDir            string // legacy memory dir (Claude Code's slug spelling)
+	env               []string
+	archiveTarget     string // a legacy item's slug that matches exactly one item
+	base              *snapshot
+	now               time.Time
+	log               func(format string, args ...any)
+	generatedSizes    map[string]*sizeFiles
+	transcriptSeconds float64
+	python, node      string // the interpreters, resolved (see resolveInterpreters)
+}
+
+// Session ids.
+const (
+	benchSession = "bench-session"          // the session the hooks run for
+	newSession   = "bench-new-session-0001" // SessionStart startup: a session the registry has not seen
+	otherPrefix  = "other-session-0"        // the 7 other registered sessions
+)
+
+const (
+	parkedBullets = 10
+	legacyFiles   = 100
+	checkpoints   = 50
+	otherSessions = 7
+	broadcasts    = 1000
+	gitCommits    = 20
+)
+
+func newFixture(work, bin string, log func(string, ...any)) *fixture {
+	f := &fixture{
+		work: work, bin: bin, alt: filepath.Join(work, "alternatives"),
+		proj: filepath.Join(work, "proj"), home: filepath.Join(work, "home"),
+		transcripts: filepath.Join(work, "transcripts"), now: time.Now(), log: log,
+		generatedSizes: map[string]*sizeFiles{},
+	}
+	f.conf = filepath.Join(f.home, ".claude")
+	f.memDir = filepath.Join(f.conf, "projects", project.Slug(f.proj), "memory")
+	env := []string{}
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "HOME", "CLAUDE_CONFIG_DIR", "CLAUDE_PROJECT_DIR", "CLAUDE_CODE_SESSION_ID", "GODEBUG", "GOGC", "GOMEMLIMIT", "GIT_DIR", "GIT_WORK_TREE":
+			continue
+		}
+		env = append(env, kv)
+	}
+	f.env = append(env, "HOME="+f.home, "CLAUDE_CONFIG_DIR="+f.conf, "TZ=UTC", "LC_ALL=C.UTF-8")
+	return f
+}
+
+// run runs a binary of the fixture in the project, with stdin, and fails on a non-zero exit or
+// (for cairn's hooks) any stderr.
+func (f *fixture) run(stdin []byte, extraEnv []string, name string, args ...string) ([]byte, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = f.proj
+	cmd.Env = append(append([]string{}, f.env...), extraEnv...)
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return out.Bytes(), fmt.Errorf("%s %s: %v: %s", filepath.Base(name), strings.Join(args, " "), err, errb.String())
+	}
+	if strings.Contains(errb.String(), ": error:") && strings.HasPrefix(name, f.bin) {
+		return out.Bytes(), fmt.Errorf("%s %s: stderr: %s", filepath.Base(name), strings.Join(args, " "), errb.String())
+	}
+	return out.Bytes(), nil
+}
+
+func (f *fixture) cairn(env []string, args ...string) error {
+	_, err := f.run(nil, env, filepath.Join(f.bin, "cairn"), args...)
+	return err
+}
+
+func (f *fixture) hook(name string, payload []byte) ([]byte, error) {
+	return f.run(payload, nil, filepath.Join(f.bin, name))
+}
+
+func (f *fixture) git(args ...string) error {
+	args = append([]string{"-c", "user.name=Bench", "-c", "user.email=bench@example.invalid", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main"}, args...)
+	_, err := f.run(nil, nil, "git", args...)
+	return err
+}
+
+func writeFile(path, content string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(content), 0o644)
+}
+
+// payload is a hook's stdin as Claude Code sends it.
+func payload(event, sid, cwd, transcriptPath string, extra ...string) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, `{"session_id":%q,"transcript_path":%q,"cwd":%q,"hook_event_name":%q`, sid, transcriptPath, cwd, event)
+	for i := 0; i+1 < len(extra); i += 2 {
+		v, _ := json.Marshal(extra[i+1])
+		if extra[i+1] == "null" {
+			v = []byte("null")
+		}
+		fmt.Fprintf(&b, `,%q:%s`, extra[i], v)
+	}
+	b.WriteString("}")
+	return []byte(b.String())
+}
+
+var words = strings.Fields(`parser cache token lexer retry budget index schema migration flag config
+	release docs tests bench fixture logger router session queue worker upload export import
+	theme layout search filter sort paging metrics tracing auth login refresh webhook`)
+
+// build makes the project, the home directory and the transcripts' directory, and takes the
+// base snapshot.
+func (f *fixture) build() error {
+	r := rand.New(rand.NewPCG(7, 7))
+	word := func() string { return words[r.IntN(len(words))] }
+	for _, d := range []string{f.proj, f.conf, f.transcripts} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+
+	// A git repository with a short history, the read-order files, and some source.
+	if err := f.git("init", "-q"); err != nil {
+		return err
+	}
+	files := map[string]string{
+		"AGENTS.md":                       "# Agents\n\nRead .agents/rules/ before changing code. Run the tests before a commit.\n",
+		".agents/rules/compaction.md":     "# Compaction\n\nBefore compaction write the run's MEMORY.md; after it re-read the files it names.\n",
+		".agents/rules/testing.md":        "# Testing\n\nEvery change comes with a test.\n",
+		".agents/rules/style.md":          "# Style\n\ngofmt, short functions, no globals.\n",
+		".agents/lessons-learned.md":      "# Lessons learned\n\n- Do not resume from the compaction summary alone.\n",
+		"README.md":                       "# Bench project\n",
+		"go.mod":                          "module example.com/benchproj\n\ngo 1.26\n",
+		".gitignore":                      "/.temp/\n",
+		"src/main.go":                     "package main\n\nfunc main() {}\n",
+		"src/parser/parser.go":            "package parser\n",
+		"src/parser/lexer.go":             "package parser\n",
+		"src/server/server.go":            "package server\n",
+		"docs/design.md":                  "# Design\n",
+		".agents/runs/.keep":              "",
+		"memory/context.md":               "# Project context\n\nA Go service with a parser and a server.\n",
+		"memory/learnings.jsonl":          `{"ts":"2026-09-01T10:00:00Z","learning":"the lexer is the hot path"}` + "\n",
+		".claude/settings.json":           "{}\n",
+		"src/parser/testdata/input-1.txt": "a b c\n",
+	}
+	for p, c := range files {
+		if err := writeFile(filepath.Join(f.proj, p), c); err != nil {
+			return err
+		}
+	}
+	if err := f.git("add", "-A"); err != nil {
+		return err
+	}
+	if err := f.git("commit", "-q", "-m", "Initial commit"); err != nil {
+		return err
+	}
+	for i := 1; i < gitCommits; i++ {
+		p := filepath.Join(f.proj, "src", "parser", fmt.Sprintf("step%02d.go", i))
+		if err := writeFile(p, fmt.Sprintf("package parser\n\n// Step %d: %s %s.\nconst step%02d = %d\n", i, word(), word(), i, i)); err != nil {
+			return err
+		}
+		if err := f.git("add", "-A"); err != nil {
+			return err
+		}
+		if err := f.git("commit", "-q", "-m", fmt.Sprintf("parser: step %d, %s the %s", i, word(), word())); err != nil {
+			return err
+		}
+	}
+	// Two files modified and not committed (context save records them).
+	if err := writeFile(filepath.Join(f.proj, "src/main.go"), "package main\n\nfunc main() { run() }\n"); err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(f.proj, "src/server/server.go"), "package server\n\n// Serve serves.\nfunc Serve() {}\n"); err != nil {
+		return err
+	}
+
+	// The active run, its state and its whiteboard prose.
+	f.log("fixture: run, checkpoints, sessions, parked items, legacy files")
+	if err := f.cairn(nil, "run", "start", "bench-run", "--issue", "7", "--branch", "main", "--pr", "42"); err != nil {
+		return err
+	}
+	if err := f.cairn(nil, "run", "set", "phase=implement", "gate_spec=pass", "gate_quality=pass",
+		"gate_architecture=pending", "gate_security=pending", "plan_open=3", "worktree="+f.proj); err != nil {
+		return err
+	}
+	var prose strings.Builder
+	prose.WriteString("# Run bench-run — whiteboard\n\n## Current state\n")
+	for i := 0; i < 25; i++ {
+		fmt.Fprintf(&prose, "- Step %d of the %s %s is done; the %s tests pass.\n", i, word(), word(), word())
+	}
+	prose.WriteString("\n## In progress\n- src/parser/lexer.go: the token cache.\n- src/server/server.go: the retry budget.\n")
+	prose.WriteString("\n## Next\n- Wire the cache into the parser, then run the benchmarks.\n")
+	prose.WriteString("\n## Decisions\n")
+	for i := 0; i < 15; i++ {
+		fmt.Fprintf(&prose, "- Keep the %s in the %s, because the %s depends on it.\n", word(), word(), word())
+	}
+	prose.WriteString("\n## Blockers\n- None.\n")
+	if err := os.WriteFile(filepath.Join(f.proj, ".agents/runs/bench-run/MEMORY.md"), []byte(prose.String()), 0o644); err != nil {
+		return err
+	}
+
+	// 50 checkpoints through the CLI.
+	for i := 1; i <= checkpoints; i++ {
+		title := fmt.Sprintf("checkpoint %02d %s %s", i, word(), word())
+		if err := f.cairn(nil, "context", "save", title,
+			"--summary", fmt.Sprintf("Worked on the %s and the %s; %d tests added.", word(), word(), i),
+			"--decisions", fmt.Sprintf("Keep the %s; drop the %s.", word(), word()),
+			"--remaining", fmt.Sprintf("Finish the %s, then the %s.", word(), word()),
+			"--notes", "See docs/design.md."); err != nil {
+			return err
+		}
+	}
+
+	// Claude Code's task files for the bench session.
+	taskDir := filepath.Join(f.conf, "tasks", benchSession)
+	statuses := []string{"completed", "completed", "completed", "in_progress", "pending", "pending"}
+	for i, st := range statuses {
+		t := map[string]any{"id": strconv.Itoa(i + 1), "subject": fmt.Sprintf("Task %d: the %s %s", i+1, word(), word()),
+			"description": "Do it well.", "activeForm": "Doing it", "status": st, "blocks": []string{}, "blockedBy": []string{}}
+		data, _ := json.MarshalIndent(t, "", "  ")
+		if err := writeFile(filepath.Join(taskDir, fmt.Sprintf("%d.json", i+1)), string(data)); err != nil {
+			return err
+		}
+	}
+
+	// 8 sessions: 7 others register, broadcast 1,000 messages between them, then the bench
+	// session registers (its cursor at the end of the log: it has seen everything).
+	none := filepath.Join(f.transcripts, "absent.jsonl")
+	for i := 1; i <= otherSessions; i++ {
+		sid := fmt.Sprintf("%s%d", otherPrefix, i)
+		if _, err := f.hook("sessionstart", payload("SessionStart", sid, f.proj, none, "source", "startup", "model", "claude-opus-4-8")); err != nil {
+			return err
+		}
+	}
+	var log bytes.Buffer
+	for i := 0; i < broadcasts; i++ {
+		ev := registry.Event{
+			Time: f.now.Add(-time.Duration(broadcasts-i) * 5 * time.Second),
+			From: fmt.Sprintf("%s%d", otherPrefix, 1+r.IntN(otherSessions)),
+			Type: registry.TypeBroadcast,
+			Msg:  fmt.Sprintf("Heads-up %d: I changed the %s in the %s; rebase before touching the %s.", i, word(), word(), word()),
+		}
+		line, err := json.Marshal(ev)
+		if err != nil {
+			return err
+		}
+		log.Write(line)
+		log.WriteByte('\n')
+	}
+	ef, err := os.OpenFile(filepath.Join(f.proj, registry.EventsFile), os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := ef.Write(log.Bytes()); err != nil {
+		return err
+	}
+	if err := ef.Close(); err != nil {
+		return err
+	}
+	if _, err := f.hook("sessionstart", payload("SessionStart", benchSession, f.proj, none, "source", "startup", "model", "claude-opus-4-8")); err != nil {
+		return err
+	}
+
+	// 10 parked items through the CLI, then dated over the last 25 days (two of them stale).
+	kinds := []string{"deferred", "question", "side"}
+	for i := 0; i < parkedBullets; i++ {
+		idea := fmt.Sprintf("the %s %s for item %d", word(), word(), i+1)
+		if err := f.cairn([]string{"CLAUDE_CODE_SESSION_ID=" + benchSession}, "session", "park", kinds[i%3], idea,
+			fmt.Sprintf("we were fixing the %s", word()), "--why", "It came up mid-task.", "--how", "Ask whether it is still wanted."); err != nil {
+			return err
+		}
+	}
+	ages := []int{0, 0, 1, 2, 4, 7, 11, 15, 20, 25}
+	ctxPath := filepath.Join(f.proj, ".claude/state/session-context.md")
+	data, err := os.ReadFile(ctxPath)
+	if err != nil {
+		return err
+	}
+	i := 0
+	data = raisedRe.ReplaceAllFunc(data, func(m []byte) []byte {
+		age := ages[min(i, len(ages)-1)]
+		i++
+		return []byte("Raised: " + f.now.AddDate(0, 0, -age).Format("2006-01-02"))
+	})
+	if i != parkedBullets {
+		return fmt.Errorf("session-context.md: %d bullets, want %d", i, parkedBullets)
+	}
+	if err := os.WriteFile(ctxPath, data, 0o644); err != nil {
+		return err
+	}
+
+	// 100 legacy session-open-*.md files (seed 000), aged 0 to 28 days by mtime.
+	for i := 0; i < legacyFiles; i++ {
+		age := i % 29
+		slug := fmt.Sprintf("legacy-%03d-%s-%s", i, word(), word())
+		if i == 42 {
+			f.archiveTarget = slug
+		}
+		mt := f.now.AddDate(0, 0, -age)
+		name := fmt.Sprintf("session-open-%s-%s.md", slug, mt.Format("2006-01-02"))
+		body := fmt.Sprintf("---\nname: %s\ndescription: Deferred: the %s of the %s. Context: we were busy with the %s.\ntype: project\n---\n\n"+
+			"Deferred: the %s of the %s.\n\n**Why:** It came up while fixing the %s.\n**How to apply:** Ask whether the %s still needs it.\n",
+			slug, word(), word(), word(), word(), word(), word(), word())
+		p := filepath.Join(f.memDir, name)
+		if err := writeFile(p, body); err != nil {
+			return err
+		}
+		if err := os.Chtimes(p, mt, mt); err != nil {
+			return err
+		}
+	}
+
+	// The contenders' scripts.
+	if err := writeAlternatives(f.alt); err != nil {
+		return err
+	}
+	f.base, err = takeSnapshot(f.proj, f.home)
+	return err
+}
+
+var raisedRe = regexp.MustCompile(`Raised: \d{4}-\d{2}-\d{2}`)
+
+// sizeFiles are the transcripts of one size: T is read by PreCompact, UserPromptSubmit,
+// SessionEnd and the Python and Node hooks; C is T and one more line, the transcript of an
+// earlier compaction of the same session, which SessionStart(compact) reads.
+type sizeFiles struct {
+	label string
+	T, C  string
+	opts  transcripttest.Options
+}
+
+// transcriptsFor generates the transcripts of one size.
+func (f *fixture) transcriptsFor(sz sizeSpec) (*sizeFiles, error) {
+	if s, ok := f.generatedSizes[sz.label]; ok {
+		return s, nil
+	}
+	s := &sizeFiles{
+		label: sz.label,
+		T:     filepath.Join(f.transcripts, "T-"+sz.label+".jsonl"),
+		C:     filepath.Join(f.transcripts, "C-"+sz.label+".jsonl"),
+		opts:  transcripttest.Options{Size: sz.size, LongLine: sz.line, Boundaries: 3, Seed: 1, Root: f.proj},
+	}
+	start := time.Now()
+	truth, err := transcripttest.WriteFile(s.T, s.opts)
+	if err != nil {
+		return nil, err
+	}
+	f.transcriptSeconds += time.Since(start).Seconds()
+	// C is T and one more line, so that the PreCompact recorded on C is another compaction
+	// than a PreCompact on T.
+	if err := copyFile(s.C, s.T); err != nil {
+		return nil, err
+	}
+	extra := `{"parentUuid":"ffffffff-0000-4000-8000-000000000000","isSidechain":false,"userType":"external","cwd":"` + f.proj +
+		`","sessionId":"3f0c2a9e-5d1b-4c7e-9a2f-6b8d0e1f2a3b","version":"2.1.240","gitBranch":"main","type":"system","subtype":"turn_duration","durationMs":5123,"isMeta":false,"uuid":"ffffffff-0000-4000-8000-00000000000f","timestamp":"2026-09-30T11:59:00.000Z"}` + "\n"
+	if err := appendTo(s.C, extra); err != nil {
+		return nil, err
+	}
+	f.log("fixture: transcript %s: %.1f MiB (%s)", sz.label, float64(truth.Size)/(1<<20), time.Since(start).Round(time.Millisecond))
+	f.generatedSizes[sz.label] = s
+	return s, nil
+}
+
+func copyFile(dst, src string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+func appendTo(path, text string) error {
+	fh, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	if _, err := fh.WriteString(text); err != nil {
+		fh.Close()
+		return err
+	}
+	return fh.Close()
+}
+
+// states are the fixture states one size's contenders start from.
+type states struct {
+	// standard: the project as built, after a PreCompact of this session on C: SessionStart
+	// compact with C then finds that PreCompact ran.
+	standard *snapshot
+	// missed: the project as built, no PreCompact recorded: SessionStart compact must repair.
+	missed *snapshot
+	// afterPreCompact: standard, then PreCompact on T: a second PreCompact for the same
+	// compaction (Claude Code fires it 2–4 times) finds its event recorded.
+	afterPreCompact *snapshot
+	// expired: standard with every parked item 40 days old: SessionEnd's worst state (110
+	// items to delete and log).
+	expired *snapshot
+	// unseen: standard and 3 broadcasts from another session since the bench session's last
+	// prompt.
+	unseen *snapshot
+	// room: standard without the legacy files and with 9 parked items, so that automatic
+	// parking writes a bullet instead of being refused by the pollution guard.
+	room *snapshot
+}
+
+// statesFor builds the states for one size, from the base snapshot.
+func (f *fixture) statesFor(s *sizeFiles) (*states, error) {
+	st := &states{missed: f.base}
+	roots := []string{f.proj, f.home}
+	restoreBase := func() error { _, err := f.base.restore(nil); return err }
+	if err := restoreBase(); err != nil {
+		return nil, err
+	}
+	// PreCompact records C's length. Claude Code (2.1.332, e2e/FINDINGS.md) runs
+	// SessionStart(compact) before it writes the compaction's boundary, so the transcript
+	// SessionStart sees is C as PreCompact saw it.
+	if _, err := f.hook("precompact", payload("PreCompact", benchSession, f.proj, s.C, "trigger", "auto", "custom_instructions", "null")); err != nil {
+		return nil, err
+	}
+	var err error
+	if st.standard, err = takeSnapshot(roots...); err != nil {
+		return nil, err
+	}
+
+	if _, err := st.standard.restore(nil); err != nil {
+		return nil, err
+	}
+	if _, err := f.hook("precompact", payload("PreCompact", benchSession, f.proj, s.T, "trigger", "auto", "custom_instructions", "null")); err != nil {
+		return nil, err
+	}
+	if st.afterPreCompact, err = takeSnapshot(roots...); err != nil {
+		return nil, err
+	}
+
+	// expired: every bullet raised 40 days ago, every legacy file modified 40 days ago.
+	if _, err := st.standard.restore(nil); err != nil {
+		return nil, err
+	}
+	old := f.now.AddDate(0, 0, -40)
+	ctxPath := filepath.Join(f.proj, ".claude/state/session-context.md")
+	data, err := os.ReadFile(ctxPath)
+	if err != nil {
+		return nil, err
+	}
+	data = raisedRe.ReplaceAll(data, []byte("Raised: "+old.Format("2006-01-02")))
+	if err := os.WriteFile(ctxPath, data, 0o644); err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(f.memDir)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		if err := os.Chtimes(filepath.Join(f.memDir, e.Name()), old, old); err != nil {
+			return nil, err
+		}
+	}
+	if st.expired, err = takeSnapshot(roots...); err != nil {
+		return nil, err
+	}
+
+	// unseen: three broadcasts after the bench session's cursor.
+	if _, err := st.standard.restore(nil); err != nil {
+		return nil, err
+	}
+	for i := 1; i <= 3; i++ {
+		if err := f.cairn([]string{"CLAUDE_CODE_SESSION_ID=" + otherPrefix + "2"}, "session", "broadcast",
+			fmt.Sprintf("Unseen %d: the parser's public API changed; rebase before touching src/parser.", i)); err != nil {
+			return nil, err
+		}
+	}
+	if st.unseen, err = takeSnapshot(roots...); err != nil {
+		return nil, err
+	}
+
+	// room: no legacy files, 9 bullets.
+	if _, err := st.standard.restore(nil); err != nil {
+		return nil, err
+	}
+	if err := os.RemoveAll(f.memDir); err != nil {
+		return nil, err
+	}
+	data, err = os.ReadFile(ctxPath)
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.HasPrefix(lines[i], "- **") {
+			lines = append(lines[:i], lines[i+1:]...)
+			break
+		}
+	}
+	if err := os.WriteFile(ctxPath, []byte(strings.Join(lines, "")), 0o644); err != nil {
+		return nil, err
+	}
+	if st.room, err = takeSnapshot(roots...); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
