@@ -73,7 +73,7 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 		compacted = true
 		if missedPreCompact(inv, in) {
 			if err := compaction.Record(
-				compaction.Env{Files: inv.Files, Root: inv.Root, Config: inv.Config, Now: now, Warn: inv.Warn},
+				compaction.Env{Files: inv.Files, Root: inv.Root, Config: inv.Config, Now: now, Warn: inv.Warn, DryRun: inv.DryRun},
 				compaction.Input{SessionID: in.SessionID, TranscriptPath: in.TranscriptPath, Trigger: "auto", Late: true},
 			); err != nil {
 				inv.Warn("recording the compaction PreCompact missed: %v", err)

@@ -290,3 +290,27 @@ func clip(s string, n int) string {
 	}
 	return string([]rune(s)[:n-1]) + "…"
 }
+
+// Recorded reports, without the lock, whether the automatic checkpoint for event exists: its
+// event is in the index and its file is there. PreCompact asks it first, so that a repeated
+// PreCompact for the same compaction costs a stat and two small reads, not a transcript scan.
+func Recorded(root, event string) bool {
+	data, err := os.ReadFile(filepath.Join(root, IndexFile))
+	if err != nil {
+		return false
+	}
+	var idx []indexEntry
+	if json.Unmarshal(data, &idx) != nil {
+		return false
+	}
+	for _, e := range idx {
+		if e.Event == event {
+			if p, err := project.Confine(root, e.File); err == nil {
+				if _, err := os.Lstat(p); err == nil {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}

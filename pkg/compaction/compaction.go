@@ -33,6 +33,7 @@ type Env struct {
 	Root, Config string
 	Now          time.Time
 	Warn         func(format string, args ...any)
+	DryRun       bool // plan every write, even for a compaction recorded already
 }
 
 // Input describes the compaction.
@@ -50,6 +51,9 @@ type Input struct {
 // the first failure is returned and the others are reported through Warn.
 func Record(env Env, in Input) error {
 	inv := &env
+	if !env.DryRun && done(inv, in) {
+		return nil // a repeat of a compaction recorded whole: nothing would change
+	}
 	f := gather(inv, in)
 	var errs []error
 	if err := refreshWhiteboard(inv, in, f); err != nil {
@@ -81,24 +85,44 @@ type facts struct {
 	branch    string
 }
 
-func gather(inv *Env, in Input) facts {
-	f := facts{size: -1, branch: project.Branch(inv.Root)}
+// identity is the compaction's identity: a repeated PreCompact for the same session, trigger and
+// transcript length is the same compaction (SPEC §9), with no wall-clock debounce window to tune.
+func identity(in Input) (event string, size int64) {
+	size = -1
 	if in.TranscriptPath != "" {
 		if fi, err := os.Stat(in.TranscriptPath); err == nil {
-			f.size = fi.Size()
+			size = fi.Size()
 		}
 	}
-	trigger := in.Trigger
-	if trigger == "" {
-		trigger = "unknown"
+	return checkpoint.EventID(in.SessionID, in.Trigger, size), size
+}
+
+// done reports whether every file already records this compaction: the checkpoint (written
+// last), the session-context snapshot and, with an active run, the whiteboard. Then a repeat
+// costs a stat and three small reads instead of a transcript scan.
+func done(inv *Env, in Input) bool {
+	event, _ := identity(in)
+	if !checkpoint.Recorded(inv.Root, event) {
+		return false
 	}
-	sid := in.SessionID
-	if sid == "" {
-		sid = "nosession"
+	data, err := os.ReadFile(sessionctx.Path(inv.Root))
+	if err != nil || sessionctx.Event(data) != event {
+		return false
 	}
-	// A repeated PreCompact for the same session, trigger and transcript length is the same
-	// compaction (SPEC §9): no wall-clock debounce window to tune.
-	f.event = checkpoint.EventID(sid, trigger, f.size)
+	r, err := runstate.Active(inv.Root)
+	if errors.Is(err, runstate.ErrNoActive) {
+		return true
+	}
+	if err != nil {
+		return false // let the full record report it
+	}
+	data, err = os.ReadFile(r.MemoryPath())
+	return err == nil && whiteboard.Event(data) == event
+}
+
+func gather(inv *Env, in Input) facts {
+	f := facts{branch: project.Branch(inv.Root)}
+	f.event, f.size = identity(in)
 
 	var all []tasks.Task
 	if inv.Config != "" && in.SessionID != "" {

@@ -1,17 +1,15 @@
 package parking
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
-
-	"github.com/adrg/frontmatter"
 
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
@@ -136,16 +134,12 @@ func readLegacyFile(path string) (legacyFile, bool) {
 	if err != nil || len(data) > maxLegacySize {
 		return legacyFile{}, false
 	}
-	var meta struct {
-		Name        string `yaml:"name"`
-		Description string `yaml:"description"`
-	}
-	body, err := frontmatter.Parse(bytes.NewReader(data), &meta)
-	if err != nil {
-		// Hand-written frontmatter is often not valid YAML ("description: Deferred: x" is a
-		// mapping inside a mapping): read it line by line instead.
-		meta.Name, meta.Description, body = looseFrontmatter(data)
-	}
+	// Seed 000's files carry flat "name: …" / "description: …" frontmatter; a line reader takes
+	// them as written (a YAML parser refuses the common "description: Deferred: x") and keeps the
+	// YAML library out of the hooks that run on every prompt.
+	var meta struct{ Name, Description string }
+	var body []byte
+	meta.Name, meta.Description, body = looseFrontmatter(data)
 	lf := legacyFile{
 		path: path,
 		mod:  fi.ModTime(),
@@ -184,7 +178,8 @@ func readLegacyFile(path string) (legacyFile, bool) {
 }
 
 // looseFrontmatter reads "key: value" lines between "---" lines, taking everything after the
-// first ": " as the value. Without a frontmatter block, the whole file is the body.
+// first ":" as the value, without the quotes YAML allows around it. Without a frontmatter block,
+// the whole file is the body.
 func looseFrontmatter(data []byte) (name, desc string, body []byte) {
 	s := strings.ReplaceAll(string(data), "\r\n", "\n")
 	rest, ok := strings.CutPrefix(s, "---\n")
@@ -200,10 +195,7 @@ func looseFrontmatter(data []byte) (name, desc string, body []byte) {
 		if !ok {
 			continue
 		}
-		v = strings.TrimSpace(v)
-		if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
-			v = v[1 : len(v)-1]
-		}
+		v = unquote(strings.TrimSpace(v))
 		switch strings.TrimSpace(k) {
 		case "name":
 			name = v
@@ -218,6 +210,25 @@ func looseFrontmatter(data []byte) (name, desc string, body []byte) {
 		body = nil
 	}
 	return name, desc, body
+}
+
+// unquote reads a YAML scalar written in quotes: double quotes with backslash escapes (read as
+// Go's, which YAML's are a superset of for what people write), single quotes with ” for '.
+// Anything else is taken as written.
+func unquote(v string) string {
+	if len(v) < 2 || v[len(v)-1] != v[0] {
+		return v
+	}
+	switch v[0] {
+	case '"':
+		if u, err := strconv.Unquote(v); err == nil {
+			return u
+		}
+		return v[1 : len(v)-1]
+	case '\'':
+		return strings.ReplaceAll(v[1:len(v)-1], "''", "'")
+	}
+	return v
 }
 
 func hasFold(s, prefix string) bool {

@@ -556,3 +556,18 @@ func TestDamagedSnapshotKeepsParkedItems(t *testing.T) {
 		t.Fatalf("%+v %v", it, err)
 	}
 }
+
+func TestLegacyFrontmatterQuoting(t *testing.T) {
+	for in, want := range map[string]string{
+		`plain value`:             "plain value",
+		`Deferred: x. Context: y`: "Deferred: x. Context: y",
+		`"quoted \"inner\"\tx"`:   "quoted \"inner\"\tx",
+		`'it''s'`:                 "it's",
+		`"broken \q"`:             `broken \q`,
+		`"`:                       `"`,
+	} {
+		if got := unquote(in); got != want {
+			t.Errorf("unquote(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

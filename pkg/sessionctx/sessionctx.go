@@ -108,3 +108,6 @@ func Recorded(data []byte) (sessionID string, size int64, ok bool) {
 	}
 	return ev[:j], n, true
 }
+
+// Event returns the compaction identity recorded in the file's snapshot section, or "".
+func Event(data []byte) string { return Markers.Split(data).Attrs["event"] }

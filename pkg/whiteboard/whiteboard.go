@@ -94,12 +94,30 @@ func Refresh(old []byte, exists bool, s Snapshot) Result {
 
 func countLines(b []byte) int { return bytes.Count(b, []byte("\n")) }
 
+// maxListItems caps each list in the block: the whiteboard points at what to re-read; past this,
+// a "… N more" line says how many more there are.
+const maxListItems = 50
+
+// listLines is how many lines render gives a list of total items showing n of them.
+func listLines(total, n int) int {
+	switch {
+	case total == 0:
+		return 1 // "none"
+	case n < total:
+		return 1 + n + 1 // heading, n items, "… N more"
+	default:
+		return 1 + n
+	}
+}
+
 // fit renders the block within budget lines, shortening it step by step: first the list tails
 // (files, then tasks) give way to "… N more" lines, then the optional lines go, then the block
 // shrinks to one line. The prose is never touched: when even the one-line block does not fit,
-// the prose alone is over the cap, and the block says so.
+// the prose alone is over the cap, and the block says so. The lengths are counted, not rendered,
+// so fitting costs the same whatever the lists hold.
 func fit(s Snapshot, budget int) (block []string, dropped int, proseOver bool) {
-	full := render(s, len(s.Tasks), len(s.Files), true)
+	nt, nf := min(len(s.Tasks), maxListItems), min(len(s.Files), maxListItems)
+	full := render(s, nt, nf, true)
 	if len(full) <= budget {
 		return full, 0, false
 	}
@@ -107,14 +125,15 @@ func fit(s Snapshot, budget int) (block []string, dropped int, proseOver bool) {
 		n := len(full) - len(b) + 1 // the note line itself takes one
 		return withNote(b, n), n
 	}
-	nt, nf := len(s.Tasks), len(s.Files)
+	base := len(full) - listLines(len(s.Tasks), nt) - listLines(len(s.Files), nf)
 	for nf > 0 || nt > 0 {
 		if nf > 0 {
 			nf--
 		} else {
 			nt--
 		}
-		if b, n := shortened(render(s, nt, nf, true)); len(b) <= budget {
+		if base+listLines(len(s.Tasks), nt)+listLines(len(s.Files), nf)+1 <= budget {
+			b, n := shortened(render(s, nt, nf, true))
 			return b, n, false
 		}
 	}
@@ -210,3 +229,6 @@ func val(s string) string {
 
 // clean makes s one safe line inside the block.
 func clean(s string) string { return mdblock.Clean(s, 300) }
+
+// Event returns the compaction identity recorded in MEMORY.md's block, or "".
+func Event(data []byte) string { return markers.Split(data).Attrs["event"] }

@@ -120,3 +120,20 @@ func FuzzRefresh(f *testing.F) {
 		}
 	})
 }
+
+// The fit is computed, not searched by re-rendering: thousands of edited files cost no more than
+// fifty, and the lists stop at maxListItems with a count of the rest.
+func TestFitLongLists(t *testing.T) {
+	s := snap("e", t0)
+	for i := 0; i < 4096; i++ {
+		s.Files = append(s.Files, fmt.Sprintf("pkg/f%04d.go", i))
+	}
+	res := Refresh(nil, false, s)
+	got := string(res.Data)
+	if strings.Count(got, "  - pkg/") != maxListItems || !strings.Contains(got, fmt.Sprintf("  - … %d more\n", len(s.Files)-maxListItems)) || res.Lines > MaxLines {
+		t.Fatalf("%d lines:\n%s", res.Lines, got)
+	}
+	if allocs := testing.AllocsPerRun(3, func() { Refresh(nil, false, s) }); allocs > 2000 {
+		t.Errorf("%v allocations for one refresh: the fit is re-rendering", allocs)
+	}
+}
