@@ -15,11 +15,11 @@ import (
 	"os"
 	"time"
 
-	"github.com/cairn-hooks/cairn/pkg/checkpoint"
 	"github.com/cairn-hooks/cairn/pkg/hookio"
 	"github.com/cairn-hooks/cairn/pkg/parking"
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/registry"
+	"github.com/cairn-hooks/cairn/pkg/timeline"
 )
 
 var hook = hookio.Hook{
@@ -44,8 +44,8 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 			errs = append(errs, fmt.Errorf("session registry: %w", err))
 		}
 	}
-	if err := checkpoint.Timeline(inv.Files, inv.Root, checkpoint.TimelineEvent{
-		Time: now, Event: checkpoint.EventSessionEnd, Session: in.SessionID, Reason: in.Reason,
+	if err := timeline.Append(inv.Files, inv.Root, timeline.Event{
+		Time: now, Event: timeline.SessionEnd, Session: in.SessionID, Reason: in.Reason,
 	}); err != nil {
 		errs = append(errs, fmt.Errorf("timeline: %w", err))
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/runstate"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 	"github.com/cairn-hooks/cairn/pkg/sessionctx"
+	"github.com/cairn-hooks/cairn/pkg/timeline"
 	"github.com/cairn-hooks/cairn/pkg/transcript"
 )
 
@@ -58,8 +59,8 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 	if _, err := parking.Expire(inv.Root, inv.Config, inv.Files, inv.Now); err != nil {
 		inv.Warn("parked items: %v", err)
 	}
-	if err := checkpoint.Timeline(inv.Files, inv.Root, checkpoint.TimelineEvent{
-		Time: now, Event: checkpoint.EventSessionStart, Session: in.SessionID, Branch: branch, Source: in.Source,
+	if err := timeline.Append(inv.Files, inv.Root, timeline.Event{
+		Time: now, Event: timeline.SessionStart, Session: in.SessionID, Branch: branch, Source: in.Source,
 	}); err != nil {
 		inv.Warn("timeline: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/redact"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 	"github.com/cairn-hooks/cairn/pkg/tasks"
+	"github.com/cairn-hooks/cairn/pkg/timeline"
 )
 
 // Bounds on what an automatic checkpoint copies, so that a huge task list or a pasted prompt
@@ -120,8 +121,8 @@ func Auto(files safefile.Writer, root string, in AutoInput) (path string, writte
 				return nil, err
 			}
 			path, written = saved.Path, true
-			timelineErr = Timeline(files, root, TimelineEvent{
-				Time: in.Now, Event: EventCompaction, Session: in.SessionID, Branch: in.Branch,
+			timelineErr = timeline.Append(files, root, timeline.Event{
+				Time: in.Now, Event: timeline.Compaction, Session: in.SessionID, Branch: in.Branch,
 				Trigger: trigger, Checkpoint: saved.Rel,
 			})
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 	"github.com/cairn-hooks/cairn/pkg/tasks"
+	"github.com/cairn-hooks/cairn/pkg/timeline"
 )
 
 func autoInput() AutoInput {
@@ -203,7 +204,7 @@ func TestModifiedFiles(t *testing.T) {
 	if _, err := Save(disk(root), root, Entry{Title: "t", Time: t0}); err != nil {
 		t.Fatal(err)
 	}
-	Timeline(disk(root), root, TimelineEvent{Time: t0, Event: EventSessionStart})
+	timeline.Append(disk(root), root, timeline.Event{Time: t0, Event: timeline.SessionStart})
 	files, err := ModifiedFiles(context.Background(), root)
 	if err != nil {
 		t.Fatal(err)

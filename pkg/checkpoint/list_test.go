@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairn-hooks/cairn/pkg/timeline"
 )
 
 // seed writes checkpoints at t0+i minutes on the given branches and returns their paths.
@@ -129,11 +131,11 @@ func TestMemoryTails(t *testing.T) {
 
 func TestTimeline(t *testing.T) {
 	root := t.TempDir()
-	ev := TimelineEvent{Time: t0, Event: EventSessionStart, Session: "s1", Branch: "main", Source: "startup"}
-	if err := Timeline(disk(root), root, ev); err != nil {
+	ev := timeline.Event{Time: t0, Event: timeline.SessionStart, Session: "s1", Branch: "main", Source: "startup"}
+	if err := timeline.Append(disk(root), root, ev); err != nil {
 		t.Fatal(err)
 	}
-	if err := Timeline(disk(root), root, TimelineEvent{Time: t0, Event: EventSessionEnd, Session: "s1", Reason: "other"}); err != nil {
+	if err := timeline.Append(disk(root), root, timeline.Event{Time: t0, Event: timeline.SessionEnd, Session: "s1", Reason: "other"}); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(filepath.Join(root, TimelineFile))

@@ -2,15 +2,12 @@ package checkpoint
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/cairn-hooks/cairn/pkg/project"
-	"github.com/cairn-hooks/cairn/pkg/safefile"
+	"github.com/cairn-hooks/cairn/pkg/timeline"
 )
 
 // The memory files of seed 002, relative to the project root. People write context.md and
@@ -18,49 +15,8 @@ import (
 const (
 	ContextFile   = "memory/context.md"
 	LearningsFile = "memory/learnings.jsonl"
-	TimelineFile  = "memory/timeline.jsonl"
+	TimelineFile  = timeline.File
 )
-
-// Timeline event names.
-const (
-	EventSessionStart = "session_start"
-	EventCompaction   = "compaction"
-	EventSessionEnd   = "session_end"
-)
-
-// TimelineEvent is one line of memory/timeline.jsonl.
-type TimelineEvent struct {
-	Time       time.Time `json:"-"`
-	Event      string    `json:"event"` // EventSessionStart, EventCompaction or EventSessionEnd
-	Session    string    `json:"session,omitempty"`
-	Branch     string    `json:"branch,omitempty"`
-	Source     string    `json:"source,omitempty"`     // SessionStart's source
-	Trigger    string    `json:"trigger,omitempty"`    // PreCompact's trigger
-	Reason     string    `json:"reason,omitempty"`     // SessionEnd's reason
-	Checkpoint string    `json:"checkpoint,omitempty"` // the automatic checkpoint of a compaction
-}
-
-// MarshalJSON writes the event with its time first, as "ts" in UTC RFC 3339.
-func (e TimelineEvent) MarshalJSON() ([]byte, error) {
-	type plain TimelineEvent
-	rest, err := json.Marshal(plain(e))
-	if err != nil {
-		return nil, err
-	}
-	ts, _ := json.Marshal(e.Time.UTC().Format(time.RFC3339))
-	return append(append([]byte(`{"ts":`), ts...), append([]byte{','}, rest[1:]...)...), nil
-}
-
-// Timeline appends ev as one JSON line to memory/timeline.jsonl, under the file's lock. The
-// SessionStart and SessionEnd hooks call it; Auto appends the compaction line itself, once per
-// compaction, so PreCompact must not.
-func Timeline(files safefile.Writer, root string, ev TimelineEvent) error {
-	line, err := json.Marshal(ev)
-	if err != nil {
-		return err
-	}
-	return files.Append(filepath.Join(root, TimelineFile), append(line, '\n'), 0o644)
-}
 
 // MemoryTail is the end of one memory file, as restore shows it.
 type MemoryTail struct {

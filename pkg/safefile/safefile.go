@@ -285,16 +285,10 @@ func WriteAtomic(path string, data []byte, perm fs.FileMode) (err error) {
 	if err = f.Close(); err != nil {
 		return err
 	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return err
-	}
-	// Sync the directory so the rename itself survives a crash. Best effort: some file systems
-	// refuse to sync a directory.
-	if d, derr := os.Open(filepath.Clean(dir)); derr == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
+	// The directory is not synced after the rename, as renameio does not: the file's content is
+	// durable before its name points at it, which is what keeps readers from a torn file; a
+	// directory fsync per write would double every hook's cost (docs/BENCHMARKS.md).
+	return os.Rename(f.Name(), path)
 }
 
 // DryRun prints what Disk would write, writing nothing: for a new file its whole content, for a
