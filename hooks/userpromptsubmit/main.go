@@ -64,18 +64,40 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 }
 
 // park applies the automatic parking rules and returns the one line that tells Claude what
-// happened, or "".
+// happened, or "". Cheapest check first: a prompt that is plainly an answer and defers nothing is
+// settled without opening the transcript; with the parking lot surely full (MaxOpen bullets), a
+// deferral is refused without reading the transcript or the legacy files.
 func park(inv *hookio.Invocation, in hookio.UserPromptSubmit) (string, error) {
-	b, ok := decide(inv, in)
+	prompt := strings.TrimSpace(in.Prompt)
+	if prompt == "" || strings.ContainsRune("/!#", rune(prompt[0])) {
+		return "", nil
+	}
+	_, _, deferral := parking.FindDeferral(prompt)
+	if !deferral && parking.IsAnswer(prompt, "") {
+		return "", nil
+	}
+	store := parking.New(inv.Root, inv.Config, inv.Files, inv.Now)
+	if n := store.FreshBullets(); deferral && n >= parking.MaxOpen {
+		return guardNotice(n), nil
+	}
+	assistant := ""
+	if in.TranscriptPath != "" {
+		var err error
+		if assistant, err = transcript.LastAssistantText(in.TranscriptPath); err != nil {
+			inv.Warn("transcript: %v", err)
+		}
+	}
+	b, ok := parking.Decide(prompt, assistant)
 	if !ok {
 		return "", nil
 	}
-	it, added, err := parking.New(inv.Root, inv.Config, inv.Files, inv.Now).Park(b)
+	if n := store.FreshBullets(); n >= parking.MaxOpen {
+		return guardNotice(n), nil
+	}
+	it, added, err := store.Park(b)
 	var full *parking.FullError
 	if errors.As(err, &full) {
-		return fmt.Sprintf(
-			"cairn did not park this open loop: %d items are parked already. Run `cairn session resume`, show the user the list and ask them to archive some (`cairn session archive <slug>`) before more can be parked.",
-			len(full.Items)), nil
+		return guardNotice(len(full.Items)), nil
 	}
 	if err != nil || !added {
 		return "", err // a prompt submitted again: its item is parked already and Claude was told
@@ -89,22 +111,9 @@ func park(inv *hookio.Invocation, in hookio.UserPromptSubmit) (string, error) {
 		it.Slug, what, it.Slug), nil
 }
 
-// decide applies the automatic parking rules, cheapest check first: a prompt that is plainly an
-// answer and defers nothing is settled without opening the transcript.
-func decide(inv *hookio.Invocation, in hookio.UserPromptSubmit) (parking.Bullet, bool) {
-	prompt := strings.TrimSpace(in.Prompt)
-	if prompt == "" || strings.ContainsRune("/!#", rune(prompt[0])) {
-		return parking.Bullet{}, false
-	}
-	if _, _, deferral := parking.FindDeferral(prompt); !deferral && parking.IsAnswer(prompt, "") {
-		return parking.Bullet{}, false
-	}
-	assistant := ""
-	if in.TranscriptPath != "" {
-		var err error
-		if assistant, err = transcript.LastAssistantText(in.TranscriptPath); err != nil {
-			inv.Warn("transcript: %v", err)
-		}
-	}
-	return parking.Decide(prompt, assistant)
+// guardNotice is the pollution guard's one line (seed 000: surface the list, ask to archive).
+func guardNotice(n int) string {
+	return fmt.Sprintf(
+		"cairn did not park this open loop: %d items are parked already. Run `cairn session resume`, show the user the list and ask them to archive some (`cairn session archive <slug>`) before more can be parked.",
+		n)
 }

@@ -355,6 +355,24 @@ func (s *Store) Expire() ([]Item, error) {
 	return gone, err
 }
 
+// FreshBullets counts the bullets under "## Parked items" younger than ExpireDays, from
+// session-context.md alone and without the lock. At MaxOpen or more, parking will refuse for
+// certain (legacy files can only add to the count), so the per-prompt hook asks this first and
+// skips the transcript and the legacy files when the answer is already no.
+func (s *Store) FreshBullets() int {
+	data, err := os.ReadFile(ContextPath(s.Root))
+	if err != nil {
+		return 0
+	}
+	today, n := s.Now(), 0
+	for _, bl := range parseContext(data).blocks {
+		if !bl.dated || ageDays(bl.bullet.Raised, today) < ExpireDays {
+			n++
+		}
+	}
+	return n
+}
+
 // mayExpire is Expire's cheap first look, taken without the lock: the bullets' Raised dates
 // and the legacy files' modification times, opening no file but session-context.md. Only when
 // something is due (or an undated bullet needs its date) does Expire lock and read everything:
