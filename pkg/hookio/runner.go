@@ -65,7 +65,7 @@ func (inv *Invocation) log(level, msg string) {
 	}
 	line := fmt.Sprintf("%s %s: %s: %s\n", inv.Now().UTC().Format(time.RFC3339), inv.name, level, oneLine(msg))
 	// The log is best effort: failing to log must not fail the hook.
-	_ = safefile.Disk{Roots: []string{inv.Root}}.Append(path, []byte(line), 0o600)
+	_ = safefile.Disk{Roots: []string{inv.Root}}.Log(path, []byte(line), 0o600)
 }
 
 func oneLine(s string) string {

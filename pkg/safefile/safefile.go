@@ -27,8 +27,13 @@ type Writer interface {
 	// the file is missing) and atomically replaces the file with what fn returns. Returning the same
 	// bytes leaves the file untouched (no write, no mtime change); returning ErrNoChange does too.
 	Update(path string, perm fs.FileMode, fn func(old []byte, exists bool) ([]byte, error)) (changed bool, err error)
-	// Append appends data to path under its lock, creating it (and its directory) when missing.
+	// Append appends data to path under its lock, creating it (and its directory) when missing,
+	// and syncs it to disk: for records that must survive a machine crash (the audit log, the
+	// broadcasts).
 	Append(path string, data []byte, perm fs.FileMode) error
+	// Log is Append without the sync, for records that only tell a story (the timeline, the
+	// hooks' own log): they survive a killed process like any write, and cost no fsync.
+	Log(path string, data []byte, perm fs.FileMode) error
 	// Create writes data to path only if nothing is there yet, atomically and without a lock
 	// (a hard link of a complete temp file: the name appears whole or not at all, and an existing
 	// file is never replaced). created is false when the name was taken.
@@ -164,6 +169,15 @@ func (d Disk) Update(path string, perm fs.FileMode, fn func(old []byte, exists b
 // the lock, so concurrent appenders never interleave; a record after a torn last line starts on a
 // new line.
 func (d Disk) Append(path string, data []byte, perm fs.FileMode) error {
+	return d.append(path, data, perm, true)
+}
+
+// Log implements Writer.
+func (d Disk) Log(path string, data []byte, perm fs.FileMode) error {
+	return d.append(path, data, perm, false)
+}
+
+func (d Disk) append(path string, data []byte, perm fs.FileMode, sync bool) error {
 	path, err := d.confine(path)
 	if err != nil {
 		return err
@@ -195,9 +209,11 @@ func (d Disk) Append(path string, data []byte, perm fs.FileMode) error {
 		f.Close()
 		return err
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
+	if sync {
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return err
+		}
 	}
 	return f.Close()
 }
@@ -337,6 +353,11 @@ func (d DryRun) Append(path string, data []byte, perm fs.FileMode) error {
 	}
 	fmt.Fprintf(d.Out, "append %s\n%s", path, data)
 	return nil
+}
+
+// Log implements Writer.
+func (d DryRun) Log(path string, data []byte, perm fs.FileMode) error {
+	return d.Append(path, data, perm)
 }
 
 // Create implements Writer.

@@ -44,7 +44,8 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	return append(append([]byte(`{"ts":`), ts...), append([]byte{','}, rest[1:]...)...), nil
 }
 
-// Append appends ev as one JSON line to memory/timeline.jsonl, under the file's lock. The
+// Append appends ev as one JSON line to memory/timeline.jsonl, under the file's lock, without an
+// fsync (safefile.Writer.Log): the timeline tells a story; it is not state. The
 // SessionStart and SessionEnd hooks call it; Auto appends the compaction line itself, once per
 // compaction, so PreCompact must not.
 func Append(files safefile.Writer, root string, ev Event) error {
@@ -52,5 +53,5 @@ func Append(files safefile.Writer, root string, ev Event) error {
 	if err != nil {
 		return err
 	}
-	return files.Append(filepath.Join(root, File), append(line, '\n'), 0o644)
+	return files.Log(filepath.Join(root, File), append(line, '\n'), 0o644)
 }
