@@ -58,9 +58,18 @@ for t in \
 	"FuzzSessionContext ./pkg/parking" \
 	"FuzzSnapshotRefresh ./pkg/sessionctx"; do
 	set -- $t
-	if ! go test -run '^$' -fuzz "^$1\$" -fuzztime "$fuzztime" -fuzzminimizetime 5s "$2" >"$tmp/fuzz.log" 2>&1; then
-		cat "$tmp/fuzz.log"; exit 1
-	fi
-	echo "   $1 $2 ok"
+	# Go's fuzzer can end with "context deadline exceeded" and no failing input when a worker is
+	# slow to stop on a loaded machine: that is not a finding, so it is tried once more and then
+	# reported without failing. Any failing input fails the check (and stays in testdata/fuzz).
+	ok=
+	for try in 1 2; do
+		if go test -run '^$' -fuzz "^$1\$" -fuzztime "$fuzztime" -fuzzminimizetime 5s "$2" >"$tmp/fuzz.log" 2>&1; then
+			ok=1; break
+		fi
+		if grep -q 'Failing input written' "$tmp/fuzz.log" || ! grep -q 'context deadline exceeded' "$tmp/fuzz.log"; then
+			cat "$tmp/fuzz.log"; exit 1
+		fi
+	done
+	if [ -n "$ok" ]; then echo "   $1 $2 ok"; else echo "   $1 $2 ok (the fuzzer's stop timed out twice, no failing input)"; fi
 done
 echo "check.sh: ok"
