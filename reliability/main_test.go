@@ -37,6 +37,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf16"
+
+	"github.com/cairn-hooks/cairn/internal/testbin"
 )
 
 var binDir string
@@ -46,44 +48,20 @@ func TestMain(m *testing.M) {
 }
 
 func testMain(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "cairn-reliability-bin-")
+	dir, cleanup, err := testbin.Build("..", "cairn-reliability-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer os.RemoveAll(dir)
-	args := []string{"build", "-o", dir + string(filepath.Separator)}
-	if testing.CoverMode() != "" {
-		args = append(args, "-cover")
-	}
-	args = append(args, "../hooks/...")
-	cmd := exec.Command("go", args...)
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building the binaries:", err)
-		return 1
-	}
+	defer cleanup()
 	binDir = dir
 	code := m.Run()
 	writeReport()
 	return code
 }
 
-// touchSources reads every Go source the binaries are built from, so that go test's cache (keyed
-// by the files a test opens once it has started) never serves a stale pass after a change to a
-// hook or a package. newMachine calls it once.
-var touchSources = sync.OnceFunc(func() {
-	for _, d := range []string{"../hooks", "../pkg"} {
-		filepath.Walk(d, func(p string, fi os.FileInfo, err error) error {
-			if err == nil && !fi.IsDir() && strings.HasSuffix(p, ".go") {
-				if f, err := os.Open(p); err == nil {
-					f.Close()
-				}
-			}
-			return nil
-		})
-	}
-})
+// touchSources keeps go test's cache honest about the binaries (see testbin.TouchSources).
+var touchSources = sync.OnceFunc(func() { testbin.TouchSources("..") })
 
 // envInt reads a positive count from the environment, else def (or short under -short).
 func envInt(name string, def, short int) int {

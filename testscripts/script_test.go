@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/cairn-hooks/cairn/internal/testbin"
 )
 
 var update = flag.Bool("u", false, "update testscript files with actual output")
@@ -29,46 +31,18 @@ func TestMain(m *testing.M) {
 }
 
 func testMain(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "cairn-bin-")
+	dir, cleanup, err := testbin.Build("..", "cairn-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer os.RemoveAll(dir)
-	args := []string{"build", "-o", dir + string(filepath.Separator)}
-	if testing.CoverMode() != "" {
-		args = append(args, "-cover")
-	}
-	args = append(args, "../hooks/...")
-	cmd := exec.Command("go", args...)
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building the binaries:", err)
-		return 1
-	}
+	defer cleanup()
 	binDir = dir
 	return m.Run()
 }
 
-// touchSources reads every Go source the binaries are built from. go test caches a passing result
-// keyed by the files a test opens (once the test has started); the build in TestMain runs in a
-// child process, so without this a
-// change to a hook would be served a stale cached pass.
-func touchSources() {
-	for _, d := range []string{"../hooks", "../pkg"} {
-		filepath.Walk(d, func(p string, fi os.FileInfo, err error) error {
-			if err == nil && !fi.IsDir() && strings.HasSuffix(p, ".go") {
-				if f, err := os.Open(p); err == nil {
-					f.Close()
-				}
-			}
-			return nil
-		})
-	}
-}
-
 func TestScripts(t *testing.T) {
-	touchSources()
+	testbin.TouchSources("..")
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata",
 		RequireExplicitExec: true,
