@@ -52,11 +52,5 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 	if _, err := parking.Expire(inv.Root, inv.Config, inv.Files, inv.Now); err != nil {
 		errs = append(errs, fmt.Errorf("parked items: %w", err))
 	}
-	for _, err := range errs[min(1, len(errs)):] {
-		inv.Warn("%v", err)
-	}
-	if len(errs) > 0 {
-		return errs[0]
-	}
-	return nil
+	return hookio.FirstError(inv.Warn, errs)
 }

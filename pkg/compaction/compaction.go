@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
+	"github.com/cairn-hooks/cairn/pkg/hookio"
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/registry"
 	"github.com/cairn-hooks/cairn/pkg/runstate"
@@ -65,14 +66,7 @@ func Record(env Env, in Input) error {
 	if err := autoCheckpoint(inv, in, f); err != nil {
 		errs = append(errs, fmt.Errorf("automatic checkpoint: %w", err))
 	}
-	// Later failures are warnings; the first is the error line.
-	for _, err := range errs[min(1, len(errs)):] {
-		inv.Warn("%v", err)
-	}
-	if len(errs) > 0 {
-		return errs[0]
-	}
-	return nil
+	return hookio.FirstError(inv.Warn, errs)
 }
 
 // facts is what the hook reads once and every step shares.

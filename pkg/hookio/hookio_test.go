@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -110,4 +111,16 @@ func FuzzReadPayload(f *testing.F) {
 		ParseSessionEnd(raw)
 		ParseUserPromptSubmit(raw)
 	})
+}
+
+func TestFirstError(t *testing.T) {
+	var warned []string
+	warn := func(f string, a ...any) { warned = append(warned, fmt.Sprintf(f, a...)) }
+	if err := FirstError(warn, nil); err != nil || len(warned) != 0 {
+		t.Fatal(err, warned)
+	}
+	err := FirstError(warn, []error{errors.New("a"), errors.New("b"), errors.New("c")})
+	if err == nil || err.Error() != "a" || strings.Join(warned, ",") != "b,c" {
+		t.Fatal(err, warned)
+	}
 }

@@ -167,3 +167,16 @@ func firstFrames(stack []byte) string {
 	}
 	return strings.Join(out, " < ")
 }
+
+// FirstError is how a hook that does several independent things reports their failures: every
+// step has run, the first failure becomes the hook's one error line, and the others are reported
+// through warn.
+func FirstError(warn func(format string, args ...any), errs []error) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	for _, err := range errs[1:] {
+		warn("%v", err)
+	}
+	return errs[0]
+}

@@ -105,6 +105,3 @@ func (b *Budget) String() string {
 	}
 	return s
 }
-
-// Cut reports whether anything was cut.
-func (b *Budget) Cut() bool { return len(b.cuts) > 0 }
