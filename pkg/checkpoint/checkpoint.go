@@ -213,7 +213,7 @@ func yamlScalar(s string) string {
 // so that Parse, which removes one, gives back exactly what was written. CRLF becomes LF and
 // the text is trimmed as Parse trims it.
 func neutralize(s string) string {
-	s = trimSection(strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\r\n", "\n"))
+	s = trimSection(lf(s))
 	if s == "" {
 		return ""
 	}
@@ -222,6 +222,21 @@ func neutralize(s string) string {
 		if isStructural(strings.TrimLeft(l, `\`)) {
 			lines[i] = `\` + l
 		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// lf makes text valid UTF-8 with bare LF line ends: each line loses every carriage return it
+// ends with, so that "\r\r\n" does not turn into a "\r\n" that a second pass would change again.
+// lf(lf(s)) == lf(s), which is what lets a saved checkpoint read back as it was written.
+func lf(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if !strings.Contains(s, "\r\n") {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, "\r")
 	}
 	return strings.Join(lines, "\n")
 }

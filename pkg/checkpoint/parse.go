@@ -174,7 +174,7 @@ func unquote(s string) string {
 // Lines escaped by Render lose one backslash. Text before the first section heading (other than
 // the "## Working on:" line) belongs to Summary.
 func parseBody(body []byte) (heading string, s Sections) {
-	text := strings.ReplaceAll(strings.ToValidUTF8(string(body), "\uFFFD"), "\r\n", "\n")
+	text := lf(string(body))
 	var parts [4][]string
 	cur := 0
 	seenHeading := false
