@@ -78,9 +78,15 @@ func ParseEvent(line []byte) (Event, bool) {
 	return e, true
 }
 
+// appendEvents appends evs to the log. A broadcast carries a person's words and is synced to
+// disk; the lifecycle lines (start, end, orphaned) only tell a story that session.json also
+// holds, and are appended without the fsync (safefile's Log), which keeps SessionStart and
+// SessionEnd off the disk's flush.
 func (r Registry) appendEvents(evs []Event) error {
 	var b bytes.Buffer
+	durable := false
 	for _, e := range evs {
+		durable = durable || e.Type == TypeBroadcast
 		line, err := json.Marshal(e)
 		if err != nil {
 			return err
@@ -91,7 +97,10 @@ func (r Registry) appendEvents(evs []Event) error {
 	if b.Len() == 0 {
 		return nil
 	}
-	return r.Files.Append(r.eventsPath(), b.Bytes(), 0o600)
+	if durable {
+		return r.Files.Append(r.eventsPath(), b.Bytes(), 0o600)
+	}
+	return r.Files.Log(r.eventsPath(), b.Bytes(), 0o600)
 }
 
 // ErrEmptyMessage and ErrLongMessage refuse a broadcast.

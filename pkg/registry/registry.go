@@ -177,8 +177,13 @@ func (r Registry) Current(envSID string) (string, bool) {
 
 // update runs fn on the registry under its lock. A registry that is not valid JSON is kept as
 // session.json.bad and replaced by an empty one, so that one bad edit cannot stop every hook.
+//
+// session.json is replaced atomically but not synced (safefile's UpdateNoSync): it describes
+// live sessions, which a power cut ends anyway, and everything in it heals on its own — the next
+// SessionStart or prompt registers its session again, and a cursor that fell back redelivers a
+// broadcast rather than losing one. The broadcasts themselves are synced (appendEvents).
 func (r Registry) update(fn func(d *document) (changed bool, err error)) error {
-	_, err := r.Files.Update(r.path(), 0o600, func(old []byte, exists bool) ([]byte, error) {
+	_, err := r.Files.UpdateNoSync(r.path(), 0o600, func(old []byte, exists bool) ([]byte, error) {
 		var d document
 		if exists && len(old) > 0 {
 			if err := json.Unmarshal(old, &d); err != nil {

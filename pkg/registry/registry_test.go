@@ -288,6 +288,11 @@ func (c *countingWriter) Update(path string, perm fs.FileMode, fn func([]byte, b
 	return c.Writer.Update(path, perm, fn)
 }
 
+func (c *countingWriter) UpdateNoSync(path string, perm fs.FileMode, fn func([]byte, bool) ([]byte, error)) (bool, error) {
+	c.updates++
+	return c.Writer.UpdateNoSync(path, perm, fn)
+}
+
 func TestOnPromptFastPath(t *testing.T) {
 	root := t.TempDir()
 	cw := &countingWriter{Writer: safefile.Disk{Roots: []string{root}}}
@@ -495,4 +500,51 @@ func FuzzReadFrom(f *testing.F) {
 			}
 		}
 	})
+}
+
+// durabilityWriter records which kind of write each file got.
+type durabilityWriter struct {
+	safefile.Writer
+	calls []string
+}
+
+func (w *durabilityWriter) Update(path string, perm fs.FileMode, fn func([]byte, bool) ([]byte, error)) (bool, error) {
+	w.calls = append(w.calls, "Update "+filepath.Base(path))
+	return w.Writer.Update(path, perm, fn)
+}
+
+func (w *durabilityWriter) UpdateNoSync(path string, perm fs.FileMode, fn func([]byte, bool) ([]byte, error)) (bool, error) {
+	w.calls = append(w.calls, "UpdateNoSync "+filepath.Base(path))
+	return w.Writer.UpdateNoSync(path, perm, fn)
+}
+
+func (w *durabilityWriter) Append(path string, data []byte, perm fs.FileMode) error {
+	w.calls = append(w.calls, "Append "+filepath.Base(path))
+	return w.Writer.Append(path, data, perm)
+}
+
+func (w *durabilityWriter) Log(path string, data []byte, perm fs.FileMode) error {
+	w.calls = append(w.calls, "Log "+filepath.Base(path))
+	return w.Writer.Log(path, data, perm)
+}
+
+// A broadcast is a person's words and is synced; the session lifecycle (session.json and the
+// start/end lines) is written without an fsync, since it heals itself after a machine crash.
+func TestWhatIsSynced(t *testing.T) {
+	root := t.TempDir()
+	w := &durabilityWriter{Writer: safefile.Disk{Roots: []string{root}}}
+	r := New(w, root)
+	step := func(name string, f func() error, want ...string) {
+		t.Helper()
+		w.calls = nil
+		if err := f(); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if strings.Join(w.calls, ", ") != strings.Join(want, ", ") {
+			t.Errorf("%s: %q, want %q", name, w.calls, want)
+		}
+	}
+	step("register", func() error { return r.Register("a", "main", t0) }, "UpdateNoSync session.json", "Log session.events.jsonl")
+	step("broadcast", func() error { return r.Broadcast("a", "hello", t0) }, "Append session.events.jsonl")
+	step("end", func() error { return r.End("a", t0) }, "UpdateNoSync session.json", "Log session.events.jsonl")
 }

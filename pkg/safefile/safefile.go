@@ -27,6 +27,12 @@ type Writer interface {
 	// the file is missing) and atomically replaces the file with what fn returns. Returning the same
 	// bytes leaves the file untouched (no write, no mtime change); returning ErrNoChange does too.
 	Update(path string, perm fs.FileMode, fn func(old []byte, exists bool) ([]byte, error)) (changed bool, err error)
+	// UpdateNoSync is Update without the fsync, for state that describes live sessions and is
+	// rebuilt or harmlessly stale after a machine crash (the session registry and its cursors).
+	// It is as atomic as Update against a killed process or a concurrent writer: the file is
+	// replaced by rename under the same lock, so readers see the old or the new content, never a
+	// mix. Only a power cut can lose it, or leave an empty file that the reader must survive.
+	UpdateNoSync(path string, perm fs.FileMode, fn func(old []byte, exists bool) ([]byte, error)) (changed bool, err error)
 	// Append appends data to path under its lock, creating it (and its directory) when missing,
 	// and syncs it to disk: for records that must survive a machine crash (the audit log, the
 	// broadcasts).
@@ -127,6 +133,15 @@ func checkTarget(path string) error {
 
 // Update implements Writer.
 func (d Disk) Update(path string, perm fs.FileMode, fn func(old []byte, exists bool) ([]byte, error)) (bool, error) {
+	return d.update(path, perm, fn, true)
+}
+
+// UpdateNoSync implements Writer.
+func (d Disk) UpdateNoSync(path string, perm fs.FileMode, fn func(old []byte, exists bool) ([]byte, error)) (bool, error) {
+	return d.update(path, perm, fn, false)
+}
+
+func (d Disk) update(path string, perm fs.FileMode, fn func(old []byte, exists bool) ([]byte, error), sync bool) (bool, error) {
 	path, err := d.confine(path)
 	if err != nil {
 		return false, err
@@ -162,7 +177,7 @@ func (d Disk) Update(path string, perm fs.FileMode, fn func(old []byte, exists b
 			perm = fi.Mode().Perm() // keep the mode a person gave the file
 		}
 	}
-	return true, WriteAtomic(path, next, perm)
+	return true, writeAtomic(path, next, perm, sync)
 }
 
 // Append implements Writer. Appends of one record are a single write(2) on an O_APPEND file under
@@ -210,7 +225,7 @@ func (d Disk) append(path string, data []byte, perm fs.FileMode, sync bool) erro
 		return err
 	}
 	if sync {
-		if err := f.Sync(); err != nil {
+		if err := syncFile(f); err != nil {
 			f.Close()
 			return err
 		}
@@ -255,7 +270,7 @@ func (d Disk) Create(path string, data []byte, perm fs.FileMode) (bool, error) {
 		err = f.Chmod(perm)
 	}
 	if err == nil {
-		err = f.Sync()
+		err = syncFile(f)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -277,7 +292,14 @@ func mkdirAll(dir string) error { return os.MkdirAll(dir, 0o755) }
 // WriteAtomic replaces path with data: a temp file in the same directory is written, synced,
 // closed and renamed over path; on any failure the temp file is removed and path is untouched.
 // Callers are expected to hold the path's lock and to have confined it.
-func WriteAtomic(path string, data []byte, perm fs.FileMode) (err error) {
+func WriteAtomic(path string, data []byte, perm fs.FileMode) error {
+	return writeAtomic(path, data, perm, true)
+}
+
+// syncFile is (*os.File).Sync; tests count the calls through it.
+var syncFile = (*os.File).Sync
+
+func writeAtomic(path string, data []byte, perm fs.FileMode, sync bool) (err error) {
 	dir, base := filepath.Split(path)
 	f, err := os.CreateTemp(dir, "."+base+".tmp*")
 	if err != nil {
@@ -295,8 +317,10 @@ func WriteAtomic(path string, data []byte, perm fs.FileMode) (err error) {
 	if err = f.Chmod(perm); err != nil {
 		return err
 	}
-	if err = f.Sync(); err != nil {
-		return err
+	if sync {
+		if err = syncFile(f); err != nil {
+			return err
+		}
 	}
 	if err = f.Close(); err != nil {
 		return err
@@ -344,6 +368,11 @@ func (d DryRun) Update(path string, perm fs.FileMode, fn func(old []byte, exists
 	}
 	fmt.Fprintf(d.Out, "update %s\n%s", path, diff.Diff(path+" (now)", old, path+" (planned)", next))
 	return true, nil
+}
+
+// UpdateNoSync implements Writer: a dry run prints the same plan as Update's.
+func (d DryRun) UpdateNoSync(path string, perm fs.FileMode, fn func(old []byte, exists bool) ([]byte, error)) (bool, error) {
+	return d.Update(path, perm, fn)
 }
 
 // Append implements Writer.

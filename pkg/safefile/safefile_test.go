@@ -251,3 +251,50 @@ func TestSweepTemps(t *testing.T) {
 		t.Fatalf("left %v", left)
 	}
 }
+
+// What each write survives: Update, Append and Create sync what they write before it becomes
+// visible; UpdateNoSync and Log do not; all of them land the same bytes.
+func TestWhatSyncs(t *testing.T) {
+	root := t.TempDir()
+	d := Disk{Roots: []string{root}}
+	syncs := 0
+	orig := syncFile
+	syncFile = func(f *os.File) error { syncs++; return orig(f) }
+	t.Cleanup(func() { syncFile = orig })
+	set := func([]byte, bool) ([]byte, error) { return []byte("x\n"), nil }
+	for _, c := range []struct {
+		name  string
+		write func(p string) error
+		want  int
+	}{
+		{"Update", func(p string) error { _, err := d.Update(p, 0o644, set); return err }, 1},
+		{"UpdateNoSync", func(p string) error { _, err := d.UpdateNoSync(p, 0o644, set); return err }, 0},
+		{"Append", func(p string) error { return d.Append(p, []byte("x\n"), 0o644) }, 1},
+		{"Log", func(p string) error { return d.Log(p, []byte("x\n"), 0o644) }, 0},
+		{"Create", func(p string) error { _, err := d.Create(p, []byte("x\n"), 0o644); return err }, 1},
+		{"WriteAtomic", func(p string) error { return WriteAtomic(p, []byte("x\n"), 0o644) }, 1},
+	} {
+		syncs = 0
+		p := filepath.Join(root, c.name)
+		if err := c.write(p); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got, _ := os.ReadFile(p); string(got) != "x\n" || syncs != c.want {
+			t.Errorf("%s: wrote %q with %d syncs, want %q with %d", c.name, got, syncs, "x\n", c.want)
+		}
+	}
+	// UpdateNoSync is as locked and atomic as Update: concurrent increments add up.
+	p := filepath.Join(root, "counter")
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 10 {
+				d.UpdateNoSync(p, 0o644, func(old []byte, _ bool) ([]byte, error) { return append(old, 'x'), nil })
+			}
+		})
+	}
+	wg.Wait()
+	if got, _ := os.ReadFile(p); len(got) != 80 {
+		t.Fatalf("%d increments of 80 landed", len(got))
+	}
+}
