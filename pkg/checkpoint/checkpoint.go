@@ -11,7 +11,6 @@ package checkpoint
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
@@ -22,6 +21,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cairn-hooks/cairn/pkg/jsonw"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
 
@@ -197,14 +197,12 @@ var plainScalar = regexp.MustCompile(`^[A-Za-z/][A-Za-z0-9_./+-]*$`)
 func yamlScalar(s string) string {
 	switch strings.ToLower(s) {
 	case "", "y", "n", "yes", "no", "on", "off", "true", "false", "null", "~", ".inf", ".nan":
-		q, _ := json.Marshal(s)
-		return string(q)
+		return string(jsonw.String(nil, s))
 	}
 	if plainScalar.MatchString(s) {
 		return s
 	}
-	q, _ := json.Marshal(strings.ToValidUTF8(s, "\uFFFD"))
-	return string(q)
+	return string(jsonw.String(nil, strings.ToValidUTF8(s, "\uFFFD")))
 }
 
 // neutralize keeps section text from forging the file's structure: a line that would read as one

@@ -1,8 +1,9 @@
 package hookio
 
 import (
-	"encoding/json"
 	"io"
+
+	"github.com/cairn-hooks/cairn/pkg/jsonw"
 )
 
 // MaxContext is the most cairn injects in one hook output. Claude Code moves anything over
@@ -24,18 +25,11 @@ func WriteContext(w io.Writer, event, text string) error {
 	default:
 		return nil
 	}
-	out := struct {
-		HookSpecificOutput struct {
-			HookEventName     string `json:"hookEventName"`
-			AdditionalContext string `json:"additionalContext"`
-		} `json:"hookSpecificOutput"`
-	}{}
-	out.HookSpecificOutput.HookEventName = event
-	out.HookSpecificOutput.AdditionalContext = text
-	b, err := json.Marshal(out)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(b, '\n'))
+	top := jsonw.Open(make([]byte, 0, len(text)+128))
+	o := jsonw.Open(top.Key("hookSpecificOutput"))
+	o.Str("hookEventName", event)
+	o.Str("additionalContext", text)
+	top.B = o.Close()
+	_, err := w.Write(append(top.Close(), '\n'))
 	return err
 }

@@ -6,9 +6,11 @@ package project
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // Env is the process environment as a value, so that nothing deep in pkg reads os.Getenv.
@@ -116,6 +118,10 @@ func Within(root, p string) bool {
 // Confine resolves p (absolute, or relative to root) and checks that it stays inside root both
 // lexically and after following every symlink that exists along the way. A path whose tail does not
 // exist yet is judged by its deepest existing ancestor. The returned path is the lexical one.
+//
+// Only the components below root are examined, one Lstat each, and a symlink among them is
+// resolved and must land inside the root's real path; the root itself is resolved once per
+// process. Every write confines its path and its lock's, so this is on every hook's hot path.
 func Confine(root, p string) (string, error) {
 	root = filepath.Clean(root)
 	if !filepath.IsAbs(p) {
@@ -125,32 +131,52 @@ func Confine(root, p string) (string, error) {
 	if !Within(root, p) {
 		return "", fmt.Errorf("%s: %w", p, ErrOutside)
 	}
-	realRoot, err := filepath.EvalSymlinks(root)
+	realRoot, err := resolveRoot(root)
 	if err != nil {
 		return "", err
 	}
-	// Walk from p up to the first component that exists, resolve it, and re-attach the rest.
-	existing, rest := p, ""
-	for {
-		if _, err := os.Lstat(existing); err == nil {
-			break
-		}
-		parent := filepath.Dir(existing)
-		if parent == existing {
-			break
-		}
-		rest = filepath.Join(filepath.Base(existing), rest)
-		existing = parent
+	rel, err := filepath.Rel(root, p)
+	if err != nil || rel == "." {
+		return p, err
 	}
-	real, err := filepath.EvalSymlinks(existing)
-	if err != nil {
-		// A dangling symlink: refuse, since its target is unknown.
-		return "", fmt.Errorf("%s: %w", p, ErrOutside)
-	}
-	if !Within(realRoot, filepath.Join(real, rest)) {
-		return "", fmt.Errorf("%s: resolves outside the project root: %w", p, ErrOutside)
+	cur := root
+	for _, name := range strings.Split(rel, string(filepath.Separator)) {
+		next := filepath.Join(cur, name)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			// Missing (or unreadable): what comes next will be created under cur, which is inside.
+			return p, nil
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		real, err := filepath.EvalSymlinks(next)
+		if err != nil {
+			// A dangling symlink: refuse, since its target is unknown.
+			return "", fmt.Errorf("%s: %w", p, ErrOutside)
+		}
+		if !Within(realRoot, real) {
+			return "", fmt.Errorf("%s: resolves outside the project root: %w", p, ErrOutside)
+		}
+		cur = real
 	}
 	return p, nil
+}
+
+// realRoots caches each root's real path for the life of the process (a hook's few ms).
+var realRoots sync.Map
+
+func resolveRoot(root string) (string, error) {
+	if r, ok := realRoots.Load(root); ok {
+		return r.(string), nil
+	}
+	r, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return "", err
+	}
+	realRoots.Store(root, r)
+	return r, nil
 }
 
 // SafeName reports whether s can name one path component built from input (a run id, a session

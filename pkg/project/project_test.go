@@ -62,16 +62,29 @@ func TestConfine(t *testing.T) {
 	os.Symlink(out, filepath.Join(root, "link-out"))
 	os.Symlink(filepath.Join(root, "in"), filepath.Join(root, "link-in"))
 	os.Symlink(filepath.Join(dir, "nowhere"), filepath.Join(root, "dangling"))
-	ok := []string{"in", "in/new/file", "link-in/x", root, filepath.Join(root, "in")}
-	bad := []string{"..", "../out", "in/../../out", out, "link-out", "link-out/new/file", "dangling", "dangling/x"}
-	for _, p := range ok {
-		if _, err := Confine(root, p); err != nil {
-			t.Errorf("Confine(%q): %v", p, err)
+	// Links behind links: in/deep-out leads out, reached through link-in; chain-out is a link
+	// inside to that link; in/rel-in is a relative link that stays inside.
+	os.Symlink(out, filepath.Join(root, "in", "deep-out"))
+	os.Symlink(filepath.Join(root, "link-in", "deep-out"), filepath.Join(root, "chain-out"))
+	os.Symlink("..", filepath.Join(root, "in", "rel-in"))
+	os.Symlink("../..", filepath.Join(root, "in", "rel-out"))
+	os.WriteFile(filepath.Join(root, "file"), nil, 0o644)
+	ok := []string{"in", "in/new/file", "link-in/x", ".", "in/rel-in/in/x", "link-in/rel-in/link-in/y", "file/below-a-file"}
+	bad := []string{"..", "../out", "in/../../out", out, "link-out", "link-out/new/file", "dangling", "dangling/x",
+		"in/deep-out/x", "link-in/deep-out", "chain-out", "chain-out/x", "in/rel-out/out/x", "link-in/rel-in/link-out/z"}
+	// Through a root that is itself a link, the same answers.
+	alias := filepath.Join(dir, "alias")
+	os.Symlink(root, alias)
+	for _, r := range []string{root, alias} {
+		for _, p := range append(ok, r, filepath.Join(r, "in")) {
+			if _, err := Confine(r, p); err != nil {
+				t.Errorf("Confine(%q, %q): %v", r, p, err)
+			}
 		}
-	}
-	for _, p := range bad {
-		if _, err := Confine(root, p); !errors.Is(err, ErrOutside) {
-			t.Errorf("Confine(%q) = %v, want ErrOutside", p, err)
+		for _, p := range bad {
+			if _, err := Confine(r, p); !errors.Is(err, ErrOutside) {
+				t.Errorf("Confine(%q, %q) = %v, want ErrOutside", r, p, err)
+			}
 		}
 	}
 }
@@ -103,5 +116,17 @@ func TestBranch(t *testing.T) {
 	}
 	if b := Branch(t.TempDir()); b != "" {
 		t.Errorf("no git: %q", b)
+	}
+}
+
+// BenchmarkConfine: a write confines its path and its lock's; this is the cost of one.
+func BenchmarkConfine(b *testing.B) {
+	root := b.TempDir()
+	os.MkdirAll(filepath.Join(root, ".claude", "state", "locks"), 0o755)
+	os.WriteFile(filepath.Join(root, ".claude", "state", "session.json"), nil, 0o644)
+	for b.Loop() {
+		if _, err := Confine(root, ".claude/state/session.json"); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

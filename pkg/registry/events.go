@@ -2,7 +2,6 @@ package registry
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/cairn-hooks/cairn/pkg/inject"
+	"github.com/cairn-hooks/cairn/pkg/jsonw"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
 
@@ -42,13 +42,15 @@ type Event struct {
 }
 
 // MarshalJSON writes the log's line format.
-func (e Event) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		TS   string `json:"ts"`
-		From string `json:"from"`
-		Type string `json:"type"`
-		Msg  string `json:"msg,omitempty"`
-	}{e.Time.UTC().Format(time.RFC3339), e.From, e.Type, e.Msg})
+func (e Event) MarshalJSON() ([]byte, error) { return e.appendJSON(nil), nil }
+
+func (e Event) appendJSON(dst []byte) []byte {
+	o := jsonw.Open(dst)
+	o.Str("ts", e.Time.UTC().Format(time.RFC3339))
+	o.Str("from", e.From)
+	o.Str("type", e.Type)
+	o.StrOmitEmpty("msg", e.Msg)
+	return o.Close()
 }
 
 // ParseEvent reads one line of the event log. ok is false for anything that is not a JSON
@@ -83,24 +85,19 @@ func ParseEvent(line []byte) (Event, bool) {
 // holds, and are appended without the fsync (safefile's Log), which keeps SessionStart and
 // SessionEnd off the disk's flush.
 func (r Registry) appendEvents(evs []Event) error {
-	var b bytes.Buffer
+	var b []byte
 	durable := false
 	for _, e := range evs {
 		durable = durable || e.Type == TypeBroadcast
-		line, err := json.Marshal(e)
-		if err != nil {
-			return err
-		}
-		b.Write(line)
-		b.WriteByte('\n')
+		b = append(e.appendJSON(b), '\n')
 	}
-	if b.Len() == 0 {
+	if len(b) == 0 {
 		return nil
 	}
 	if durable {
-		return r.Files.Append(r.eventsPath(), b.Bytes(), 0o600)
+		return r.Files.Append(r.eventsPath(), b, 0o600)
 	}
-	return r.Files.Log(r.eventsPath(), b.Bytes(), 0o600)
+	return r.Files.Log(r.eventsPath(), b, 0o600)
 }
 
 // ErrEmptyMessage and ErrLongMessage refuse a broadcast.

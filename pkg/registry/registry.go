@@ -25,7 +25,6 @@
 package registry
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -133,8 +132,8 @@ func (r Registry) Sessions() ([]Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	var d document
-	if err := json.Unmarshal(data, &d); err != nil {
+	d, err := decodeDocument(data)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", File, err)
 	}
 	return d.Sessions, nil
@@ -186,7 +185,8 @@ func (r Registry) update(fn func(d *document) (changed bool, err error)) error {
 	_, err := r.Files.UpdateNoSync(r.path(), 0o600, func(old []byte, exists bool) ([]byte, error) {
 		var d document
 		if exists && len(old) > 0 {
-			if err := json.Unmarshal(old, &d); err != nil {
+			var err error
+			if d, err = decodeDocument(old); err != nil {
 				if _, berr := r.Files.Update(r.path()+".bad", 0o600, func([]byte, bool) ([]byte, error) { return old, nil }); berr != nil {
 					return nil, fmt.Errorf("%s: %v; and keeping a copy failed: %w", File, err, berr)
 				}
@@ -200,11 +200,7 @@ func (r Registry) update(fn func(d *document) (changed bool, err error)) error {
 		if !changed {
 			return nil, safefile.ErrNoChange
 		}
-		b, err := json.MarshalIndent(d, "", "  ")
-		if err != nil {
-			return nil, err
-		}
-		return append(b, '\n'), nil
+		return encodeDocument(d), nil
 	})
 	return err
 }

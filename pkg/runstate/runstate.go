@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cairn-hooks/cairn/pkg/jsonw"
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/tidwall/gjson"
 )
@@ -101,12 +102,10 @@ func (s *State) Marshal() []byte {
 		}
 	}
 	for i, k := range keys {
-		kb, _ := json.Marshal(k)
-		vb, _ := json.Marshal(s.values[k])
 		b.WriteString("  ")
-		b.Write(kb)
+		b.Write(jsonw.String(nil, k))
 		b.WriteString(": ")
-		b.Write(vb)
+		b.Write(jsonw.String(nil, s.values[k]))
 		if i < len(keys)-1 {
 			b.WriteByte(',')
 		}

@@ -4,10 +4,10 @@
 package timeline
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"time"
 
+	"github.com/cairn-hooks/cairn/pkg/jsonw"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
 
@@ -33,15 +33,21 @@ type Event struct {
 	Checkpoint string    `json:"checkpoint,omitempty"` // the automatic checkpoint of a compaction
 }
 
-// MarshalJSON writes the event with its time first, as "ts" in UTC RFC 3339.
-func (e Event) MarshalJSON() ([]byte, error) {
-	type plain Event
-	rest, err := json.Marshal(plain(e))
-	if err != nil {
-		return nil, err
-	}
-	ts, _ := json.Marshal(e.Time.UTC().Format(time.RFC3339))
-	return append(append([]byte(`{"ts":`), ts...), append([]byte{','}, rest[1:]...)...), nil
+// MarshalJSON writes the event with its time first, as "ts" in UTC RFC 3339, then the fields that
+// are set, in the struct's order (as encoding/json would write them, without its reflection).
+func (e Event) MarshalJSON() ([]byte, error) { return e.appendJSON(nil), nil }
+
+func (e Event) appendJSON(dst []byte) []byte {
+	o := jsonw.Open(dst)
+	o.Str("ts", e.Time.UTC().Format(time.RFC3339))
+	o.Str("event", e.Event)
+	o.StrOmitEmpty("session", e.Session)
+	o.StrOmitEmpty("branch", e.Branch)
+	o.StrOmitEmpty("source", e.Source)
+	o.StrOmitEmpty("trigger", e.Trigger)
+	o.StrOmitEmpty("reason", e.Reason)
+	o.StrOmitEmpty("checkpoint", e.Checkpoint)
+	return o.Close()
 }
 
 // Append appends ev as one JSON line to memory/timeline.jsonl, under the file's lock, without an
@@ -49,9 +55,5 @@ func (e Event) MarshalJSON() ([]byte, error) {
 // SessionStart and SessionEnd hooks call it; Auto appends the compaction line itself, once per
 // compaction, so PreCompact must not.
 func Append(files safefile.Writer, root string, ev Event) error {
-	line, err := json.Marshal(ev)
-	if err != nil {
-		return err
-	}
-	return files.Log(filepath.Join(root, File), append(line, '\n'), 0o644)
+	return files.Log(filepath.Join(root, File), append(ev.appendJSON(nil), '\n'), 0o644)
 }

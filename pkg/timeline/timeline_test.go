@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -24,5 +25,29 @@ func TestAppendOneLineTimeFirst(t *testing.T) {
 		`{"ts":"2026-11-29T09:00:00Z","event":"session_end","session":"s1","reason":"other"}` + "\n"
 	if string(data) != want {
 		t.Fatalf("%s", data)
+	}
+}
+
+// A line is what encoding/json wrote for the same event, time first.
+func TestLineMatchesEncodingJSON(t *testing.T) {
+	type plain struct {
+		TS         string `json:"ts"`
+		Event      string `json:"event"`
+		Session    string `json:"session,omitempty"`
+		Branch     string `json:"branch,omitempty"`
+		Source     string `json:"source,omitempty"`
+		Trigger    string `json:"trigger,omitempty"`
+		Reason     string `json:"reason,omitempty"`
+		Checkpoint string `json:"checkpoint,omitempty"`
+	}
+	for _, e := range []Event{
+		{Time: time.Date(2026, 4, 18, 14, 30, 0, 0, time.FixedZone("PDT", -7*3600)), Event: Compaction, Session: "s<1>", Branch: "feat/&x", Trigger: "auto", Checkpoint: "memory/x \"y\".md"},
+		{Event: SessionEnd, Reason: "clear\n\xff"},
+		{Event: SessionStart, Source: "startup", Session: "\u2028"},
+	} {
+		want, _ := json.Marshal(plain{e.Time.UTC().Format(time.RFC3339), e.Event, e.Session, e.Branch, e.Source, e.Trigger, e.Reason, e.Checkpoint})
+		if got := e.appendJSON(nil); string(got) != string(want) {
+			t.Errorf("%s\nwant\n%s", got, want)
+		}
 	}
 }
