@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
+	"github.com/cairn-hooks/cairn/pkg/checkpoint/saved"
 	"github.com/cairn-hooks/cairn/pkg/parking"
 	"github.com/cairn-hooks/cairn/pkg/registry"
 	"github.com/cairn-hooks/cairn/pkg/runstate"
@@ -48,7 +49,7 @@ type state struct {
 	audit       []parking.AuditEntry    // every line of the audit log
 	events      []registry.Event        // every line of the event log
 	timeline    []map[string]any
-	checkpoints map[string]checkpoint.Checkpoint // by file name
+	checkpoints map[string]saved.Checkpoint // by file name
 	sessions    []registry.Session
 	temps       []string // leftover temp files (.NAME.tmp*), project-relative
 	// Lines of the JSON-lines logs that do not parse, and logs whose last line has no end: a
@@ -175,7 +176,7 @@ func readState(m *machine) state {
 	}
 
 	// Checkpoints: every one complete.
-	s.checkpoints = map[string]checkpoint.Checkpoint{}
+	s.checkpoints = map[string]saved.Checkpoint{}
 	names, err := checkpoint.Names(root)
 	if err != nil {
 		s.problem("checkpoints: %v", err)
@@ -187,7 +188,7 @@ func readState(m *machine) state {
 			s.problem("checkpoint %s: %v", n, err)
 			continue
 		}
-		c := checkpoint.Parse(data)
+		c := saved.Parse(data)
 		if len(data) == 0 || c.Status == "" || !bytes.Contains(data, []byte("\n### Notes\n")) {
 			s.problem("checkpoint %s is torn or incomplete: %q", n, clipText(string(data), 300))
 		}

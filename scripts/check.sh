@@ -49,14 +49,16 @@ for t in \
 	"FuzzLines ./pkg/transcript" \
 	"FuzzParseBullet ./pkg/parking" \
 	"FuzzRedact ./pkg/redact" \
-	"FuzzParse ./pkg/checkpoint" \
+	"FuzzParse ./pkg/checkpoint/saved" \
 	"FuzzParseEvent ./pkg/registry" \
 	"FuzzReadFrom ./pkg/registry" \
 	"FuzzInstall ./pkg/settings" \
 	"FuzzLegacyFile ./pkg/parking" \
 	"FuzzReadAudit ./pkg/parking" \
 	"FuzzSessionContext ./pkg/parking" \
-	"FuzzSnapshotRefresh ./pkg/sessionctx"; do
+	"FuzzSnapshotRefresh ./pkg/sessionctx" \
+	"FuzzDecodeDocument ./pkg/registry" \
+	"FuzzString ./pkg/jsonw"; do
 	set -- $t
 	# Go's fuzzer can end with "context deadline exceeded" and no failing input when a worker is
 	# slow to stop on a loaded machine: that is not a finding, so it is tried once more and then

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
+	"github.com/cairn-hooks/cairn/pkg/checkpoint/saved"
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/registry"
 )
@@ -224,7 +225,7 @@ func contextList(ctx context.Context, c *CLI, args []string) error {
 	if *all {
 		filter = ""
 	}
-	rows, err := checkpoint.List(root, filter)
+	rows, err := saved.List(root, filter)
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "cairn: warning: %v\n", err)
 	}
@@ -343,8 +344,8 @@ func contextRestore(ctx context.Context, c *CLI, args []string) error {
 	if err != nil {
 		return err
 	}
-	sel, err := checkpoint.Select(root, which)
-	if errors.Is(err, checkpoint.ErrNone) {
+	sel, err := saved.Select(root, which)
+	if errors.Is(err, saved.ErrNone) {
 		fmt.Fprintln(c.Stdout, noContextsYet)
 		return nil
 	}

@@ -106,7 +106,7 @@ func sweepTemps(root string, now time.Time) {
 
 // recorded returns the compaction last recorded in session-context.md.
 func recorded(inv *hookio.Invocation) (sid string, size int64, ok bool) {
-	data, err := os.ReadFile(sessionctx.Path(inv.Root))
+	data, err := safefile.Read(sessionctx.Path(inv.Root))
 	if err != nil {
 		return "", 0, false
 	}

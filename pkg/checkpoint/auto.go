@@ -150,14 +150,14 @@ func findEvent(root, event string) (string, bool) {
 	}
 	seen := 0
 	for _, n := range names {
-		if title, _, _ := splitName(n); !strings.HasPrefix(title, "auto-") {
+		if title, _, _ := SplitName(n); !strings.HasPrefix(title, "auto-") {
 			continue
 		}
 		if seen++; seen > recentScan {
 			break
 		}
 		p := filepath.Join(Dir(root), n)
-		if c, err := Load(p); err == nil && c.Event == event {
+		if ev, ok := eventOf(p); ok && ev == event {
 			return p, true
 		}
 	}

@@ -155,9 +155,15 @@ func TestAutoMinimal(t *testing.T) {
 	if err != nil || !written {
 		t.Fatal(err)
 	}
-	c, _ := Load(p)
-	if c.Title != "auto-unknown" || c.Event != "nosession/unknown/-1" || c.HasDuration || c.Remaining != "No open tasks recorded." {
-		t.Fatalf("%+v", c)
+	data, _ := os.ReadFile(p)
+	fm, body := SplitLoose(data)
+	c := ReadFrontmatter(fm)
+	_, s := ParseBody(body)
+	if title, _, _ := SplitName(filepath.Base(p)); title != "auto-unknown" || c.Event != "nosession/unknown/-1" || c.HasDuration || s.Remaining != "No open tasks recorded." {
+		t.Fatalf("%s %+v %+v", p, c, s)
+	}
+	if ev, ok := eventOf(p); !ok || ev != "nosession/unknown/-1" {
+		t.Fatalf("eventOf: %q %v", ev, ok)
 	}
 }
 

@@ -363,7 +363,7 @@ func FormatDuration(d time.Duration) string {
 // the first heading, or plain text without any, is the summary. A "## Working on: <title>" line
 // gives a title.
 func ParseMarkdown(text string) (title string, s Sections) {
-	return parseBody([]byte(text))
+	return ParseBody([]byte(text))
 }
 
 // MaxFiles is how many files_modified entries a checkpoint records.

@@ -2,29 +2,22 @@ package checkpoint
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"math"
 	"os"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/adrg/frontmatter"
 )
 
-// maxRead bounds how much of a checkpoint file is read: one written by cairn is a few KiB, so a
-// larger file is read through its first MiB only.
-const maxRead = 1 << 20
+// This file reads checkpoints without YAML, which is what the hooks need: PreCompact looks for
+// the event in its own automatic checkpoints' frontmatter. Reading checkpoints as people write
+// them, YAML included, is package saved's (the CLI's), so the hooks link no YAML library (its
+// init alone costs a hook a tenth of its budget).
 
-// Checkpoint is a checkpoint file as read back.
-type Checkpoint struct {
-	Path  string    // absolute
-	Name  string    // the file name
-	Title string    // from the file name: the part after the timestamp, without ".md"
-	Saved time.Time // from the file name's timestamp prefix, local time
-
-	// From the frontmatter; empty or zero when missing or unreadable.
+// Frontmatter is what a checkpoint's frontmatter says; empty or zero where it is missing or
+// unreadable.
+type Frontmatter struct {
 	Status      string
 	Branch      string
 	Timestamp   string    // as written
@@ -33,24 +26,12 @@ type Checkpoint struct {
 	HasDuration bool
 	Files       []string
 	Event       string
-
-	Heading string // the text after "## Working on: "
-	Sections
 }
 
-// Parse reads a checkpoint's content. It is tolerant, since people and Claude edit these files
-// by hand: a frontmatter that is not valid YAML is read line by line as "key: value" and
-// "  - item"; a field of an unexpected type is converted or left empty; a body without the four
-// headings is all Summary. Parse never fails; what it cannot read stays empty.
-func Parse(data []byte) Checkpoint {
-	var c Checkpoint
-	var fm map[string]any
-	body, err := frontmatter.Parse(bytes.NewReader(data), &fm)
-	if err != nil || fm == nil {
-		// YAML refused it, or the opening "---" has no closing line (which frontmatter reads
-		// as no frontmatter at all, leaving the fields in the body).
-		fm, body = looseFrontmatter(data)
-	}
+// ReadFrontmatter converts decoded frontmatter fields (from YAML, or from SplitLoose) into a
+// Frontmatter: a field of an unexpected type is converted or left empty.
+func ReadFrontmatter(fm map[string]any) Frontmatter {
+	var c Frontmatter
 	c.Status = oneLine(scalar(fm["status"]))
 	c.Branch = oneLine(scalar(fm["branch"]))
 	c.Event = oneLine(scalar(fm["event"]))
@@ -83,9 +64,28 @@ func Parse(data []byte) Checkpoint {
 			c.Files = []string{s}
 		}
 	}
-	c.Heading, c.Sections = parseBody(body)
 	return c
 }
+
+// eventOf reads the event of the checkpoint at path from its first 64 KiB with the line reader:
+// Auto wrote that line itself (Render), and the line reader reads what Render writes as YAML does.
+func eventOf(path string) (string, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, 64<<10))
+	if err != nil {
+		return "", false
+	}
+	fm, _ := SplitLoose(data)
+	return ReadFrontmatter(fm).Event, true
+}
+
+// MaxRead bounds how much of a checkpoint file is read: one written by cairn is a few KiB, so a
+// larger file is read through its first MiB only.
+const MaxRead = 1 << 20
 
 // scalar renders a decoded YAML value as text: strings as they are, numbers and booleans
 // formatted, anything else (maps, lists, null) as "".
@@ -109,9 +109,10 @@ func scalar(v any) string {
 	return ""
 }
 
-// looseFrontmatter reads a frontmatter that YAML refused: the lines between a first "---" line
+// SplitLoose is the line reader for a frontmatter (what PreCompact uses, and what saved falls back
+// to when YAML refuses one): the lines between a first "---" line
 // and the next one, as "key: value" pairs and "- item" list entries under the last key.
-func looseFrontmatter(data []byte) (map[string]any, []byte) {
+func SplitLoose(data []byte) (map[string]any, []byte) {
 	fm := map[string]any{}
 	rest := data
 	line, rest, ok := cutLine(rest)
@@ -170,10 +171,10 @@ func unquote(s string) string {
 	return s
 }
 
-// parseBody splits the markdown after the frontmatter into the heading and the four sections.
+// ParseBody splits the markdown after the frontmatter into the heading and the four sections.
 // Lines escaped by Render lose one backslash. Text before the first section heading (other than
 // the "## Working on:" line) belongs to Summary.
-func parseBody(body []byte) (heading string, s Sections) {
+func ParseBody(body []byte) (heading string, s Sections) {
 	text := lf(string(body))
 	var parts [4][]string
 	cur := 0
@@ -197,31 +198,4 @@ func parseBody(body []byte) (heading string, s Sections) {
 		out[i] = trimSection(strings.Join(p, "\n"))
 	}
 	return heading, Sections{Summary: out[0], Decisions: out[1], Remaining: out[2], Notes: out[3]}
-}
-
-// Load reads the checkpoint at path (at most its first MiB). Symlinks and other non-regular
-// files are refused, so that a link in the checkpoint directory cannot make restore print a file
-// from elsewhere.
-func Load(path string) (Checkpoint, error) {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return Checkpoint{}, err
-	}
-	if !fi.Mode().IsRegular() {
-		return Checkpoint{}, fmt.Errorf("%s: not a regular file", path)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return Checkpoint{}, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxRead))
-	if err != nil {
-		return Checkpoint{}, err
-	}
-	c := Parse(data)
-	c.Path = path
-	c.Name = fi.Name()
-	c.Title, c.Saved, _ = splitName(c.Name)
-	return c, nil
 }

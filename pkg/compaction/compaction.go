@@ -99,7 +99,7 @@ func done(inv *Env, in Input) bool {
 	if !checkpoint.Recorded(inv.Root, event) {
 		return false
 	}
-	data, err := os.ReadFile(sessionctx.Path(inv.Root))
+	data, err := safefile.Read(sessionctx.Path(inv.Root))
 	if err != nil || sessionctx.Event(data) != event {
 		return false
 	}
@@ -110,7 +110,7 @@ func done(inv *Env, in Input) bool {
 	if err != nil {
 		return false // let the full record report it
 	}
-	data, err = os.ReadFile(r.MemoryPath())
+	data, err = safefile.Read(r.MemoryPath())
 	return err == nil && whiteboard.Event(data) == event
 }
 

@@ -121,17 +121,8 @@ func cmpErr(first, err error) error {
 }
 
 func readLegacyFile(path string) (legacyFile, bool) {
-	f, err := os.Open(path)
+	data, fi, err := safefile.ReadFile(path, maxLegacySize)
 	if err != nil {
-		return legacyFile{}, false
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxLegacySize {
-		return legacyFile{}, false
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxLegacySize+1))
-	if err != nil || len(data) > maxLegacySize {
 		return legacyFile{}, false
 	}
 	// Seed 000's files carry flat "name: …" / "description: …" frontmatter; a line reader takes

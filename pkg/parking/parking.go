@@ -170,7 +170,7 @@ func (s *Store) read() ([]byte, error) {
 	if fi.Size() > MaxContextSize {
 		return nil, fmt.Errorf("%s: larger than %d MiB; refusing to read it", path, MaxContextSize>>20)
 	}
-	data, err := os.ReadFile(path)
+	data, err := safefile.Read(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -360,7 +360,7 @@ func (s *Store) Expire() ([]Item, error) {
 // certain (legacy files can only add to the count), so the per-prompt hook asks this first and
 // skips the transcript and the legacy files when the answer is already no.
 func (s *Store) FreshBullets() int {
-	data, err := os.ReadFile(ContextPath(s.Root))
+	data, err := safefile.Read(ContextPath(s.Root))
 	if err != nil {
 		return 0
 	}
@@ -379,7 +379,7 @@ func (s *Store) FreshBullets() int {
 // SessionStart and SessionEnd call it every time, and usually nothing is due.
 func (s *Store) mayExpire() bool {
 	today := s.Now()
-	data, err := os.ReadFile(ContextPath(s.Root))
+	data, err := safefile.Read(ContextPath(s.Root))
 	switch {
 	case err == nil:
 		for _, bl := range parseContext(data).blocks {

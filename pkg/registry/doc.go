@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -15,6 +16,11 @@ import (
 // it, a session that is not an object is skipped and a field of the wrong type reads as empty.
 func decodeDocument(data []byte) (document, error) {
 	if !gjson.ValidBytes(data) {
+		// Only a broken file pays for encoding/json, for its message that says where.
+		var v any
+		if err := json.Unmarshal(data, &v); err != nil {
+			return document{}, err
+		}
 		return document{}, errors.New("not valid JSON")
 	}
 	top := gjson.ParseBytes(data)

@@ -125,7 +125,7 @@ func stamp(t time.Time) time.Time { return t.UTC().Truncate(time.Second) }
 
 // Sessions returns the recorded sessions, without taking the lock. A missing registry has none.
 func (r Registry) Sessions() ([]Session, error) {
-	data, err := os.ReadFile(r.path())
+	data, err := safefile.Read(r.path())
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

@@ -157,7 +157,7 @@ func (d Disk) update(path string, perm fs.FileMode, fn func(old []byte, exists b
 	if err := checkTarget(path); err != nil {
 		return false, err
 	}
-	old, err := os.ReadFile(path)
+	old, err := Read(path)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return false, err
