@@ -169,17 +169,23 @@ func scanMarkers(s string, fn func(i, m int)) {
 				continue
 			}
 		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if !strings.ContainsRune(" *_", r) {
-			open = opensMarker(r)
+		if c := s[i]; c < utf8.RuneSelf { // the common case, without decoding a rune
+			if c != ' ' && c != '*' && c != '_' {
+				open = opensMarker(rune(c))
+			}
+			i++
+			continue
 		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		open = opensMarker(r)
 		i += n
 	}
 }
 
 func markerAt(lower string, i int) (int, bool) {
+	c := lower[i]
 	for m, mk := range markers {
-		if strings.HasPrefix(lower[i:], mk.text) {
+		if mk.text[0] == c && strings.HasPrefix(lower[i:], mk.text) {
 			return m, true
 		}
 	}
@@ -188,7 +194,11 @@ func markerAt(lower string, i int) (int, bool) {
 
 // opensMarker reports whether a field marker may follow r (spaces and bold markup aside).
 func opensMarker(r rune) bool {
-	return strings.ContainsRune(".;,?!([|-—–", r)
+	switch r {
+	case '.', ';', ',', '?', '!', '(', '[', '|', '-', '—', '–':
+		return true
+	}
+	return false
 }
 
 // cleanField trims a field's value: spaces, a bold marker left over from "**Why:**", and the
@@ -350,7 +360,13 @@ func asciiLower(s string) string {
 
 // collapse turns every run of white space into one space and trims both ends.
 func collapse(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	for i := 0; i < len(s); i++ {
+		// ASCII with single inner spaces is already collapsed; anything else takes the long way.
+		if c := s[i]; c >= utf8.RuneSelf || c <= ' ' && (c != ' ' || i == 0 || i == len(s)-1 || s[i+1] == ' ') {
+			return strings.Join(strings.Fields(s), " ")
+		}
+	}
+	return s
 }
 
 // Slugify turns s into a slug: lowercase ASCII letters and digits, other runs as one '-', no

@@ -82,6 +82,15 @@ func ageDays(date string, today time.Time) int {
 	return max(n, 0)
 }
 
+// legacyCutoff is the instant before which a legacy file's modification time makes it due:
+// ageDays(its date in today's location, today) >= ExpireDays exactly when the time is before the
+// start of the day ExpireDays-1 days before today. mayExpire compares each file against it
+// instead of formatting and parsing a hundred dates.
+func legacyCutoff(today time.Time) time.Time {
+	y, m, d := today.Date()
+	return time.Date(y, m, d-(ExpireDays-1), 0, 0, 0, 0, today.Location())
+}
+
 // ContextPath is session-context.md under the project root.
 func ContextPath(root string) string {
 	return filepath.Join(project.StateDir(root), "session-context.md")
@@ -390,6 +399,7 @@ func (s *Store) mayExpire() bool {
 	case !errors.Is(err, fs.ErrNotExist):
 		return true // let Expire report it
 	}
+	cutoff := legacyCutoff(today)
 	for _, dir := range s.Dirs {
 		d, err := os.Open(dir)
 		if err != nil {
@@ -404,7 +414,7 @@ func (s *Store) mayExpire() bool {
 					continue
 				}
 				fi, err := e.Info()
-				if err != nil || ageDays(fi.ModTime().In(today.Location()).Format(DateLayout), today) >= ExpireDays {
+				if err != nil || fi.ModTime().Before(cutoff) {
 					d.Close()
 					return true
 				}

@@ -571,3 +571,27 @@ func TestLegacyFrontmatterQuoting(t *testing.T) {
 		}
 	}
 }
+
+// legacyCutoff agrees with ageDays on the date in the day's location, around the boundary and
+// in zones either side of UTC.
+func TestLegacyCutoffMatchesAgeDays(t *testing.T) {
+	for _, loc := range []*time.Location{time.UTC, time.FixedZone("PDT", -7*3600), time.FixedZone("NZDT", 13*3600)} {
+		today := time.Date(2026, 11, 30, 15, 4, 5, 0, loc)
+		cutoff := legacyCutoff(today)
+		for _, mod := range []time.Time{cutoff, cutoff.Add(-time.Nanosecond), cutoff.Add(24*time.Hour - time.Nanosecond)} {
+			want := ageDays(mod.In(today.Location()).Format(DateLayout), today) >= ExpireDays
+			if got := mod.Before(cutoff); got != want {
+				t.Fatalf("%s: modified %v: before cutoff = %v, ageDays says due = %v", loc, mod, got, want)
+			}
+		}
+		for h := -24 * 40; h <= -24*20; h++ {
+			for _, extra := range []time.Duration{0, time.Nanosecond, 59 * time.Minute} {
+				mod := today.Add(time.Duration(h)*time.Hour + extra)
+				want := ageDays(mod.In(today.Location()).Format(DateLayout), today) >= ExpireDays
+				if got := mod.Before(cutoff); got != want {
+					t.Fatalf("%s: modified %v: before cutoff %v = %v, ageDays says due = %v", loc, mod, cutoff, got, want)
+				}
+			}
+		}
+	}
+}
