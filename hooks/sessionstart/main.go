@@ -2,7 +2,7 @@
 // resumes, is cleared, forked, or continues after a compaction. It always does the housekeeping
 // a killed SessionEnd may have missed — register the session (marking orphans ended), expire
 // parked items aged 30 days, log the start in memory/timeline.jsonl, sweep the temp files of
-// writers killed mid-write — and then:
+// writers killed mid-write (except after a compaction, mid-session) — and then:
 //
 //   - without an active run it prints nothing;
 //   - with one, it hands Claude the read order of seed 001 (AGENTS.md and the rules, the run's
@@ -64,7 +64,10 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 	}); err != nil {
 		inv.Warn("timeline: %v", err)
 	}
-	if !inv.DryRun {
+	if !inv.DryRun && in.Source != "compact" {
+		// A compaction is mid-session: this session's own start swept already, and what a writer
+		// killed since leaves is swept at the next start. That keeps 6 directory reads off the
+		// hook that runs right after a compaction, when Claude Code is waiting to go on.
 		sweepTemps(inv.Root, now)
 	}
 
