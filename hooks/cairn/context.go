@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -41,8 +40,19 @@ const (
 	maxStdinSection = 1 << 20
 )
 
-// statusRe keeps --status a single word that the list table can show.
-var statusRe = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,31}$`)
+// validStatus keeps --status a single word that the list table can show: 1 to 32 of a-z, 0-9 and
+// '-', not starting with '-'.
+func validStatus(s string) bool {
+	if s == "" || len(s) > 32 || s[0] == '-' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // contextBranch is the branch checkpoints are saved on and listed for.
 func contextBranch(root string) string {
@@ -79,7 +89,7 @@ func contextSave(ctx context.Context, c *CLI, args []string) error {
 	case "resume", "restore":
 		return usagef(restoreNotSave)
 	}
-	if !statusRe.MatchString(*status) {
+	if !validStatus(*status) {
 		return usagef("--status %q: use lowercase letters, digits and '-' (at most 32)", *status)
 	}
 	flagged := false

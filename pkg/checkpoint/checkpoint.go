@@ -15,7 +15,6 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -189,8 +188,22 @@ func Render(e Entry) []byte {
 	return b.Bytes()
 }
 
-// plainScalar is what YAML reads back as the same string without quotes.
-var plainScalar = regexp.MustCompile(`^[A-Za-z/][A-Za-z0-9_./+-]*$`)
+// plainScalar reports what YAML reads back as the same string without quotes: a letter or '/',
+// then letters, digits and "_./+-" (the regexp ^[A-Za-z/][A-Za-z0-9_./+-]*$, without compiling one
+// in every hook's start-up).
+func plainScalar(s string) bool {
+	if s == "" || !(isLetter(s[0]) || s[0] == '/') {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if c := s[i]; !(isLetter(c) || c >= '0' && c <= '9' || strings.IndexByte("_./+-", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 // yamlScalar writes s plain when YAML reads it back unchanged, else as a double-quoted scalar
 // (a JSON string is a valid one), so that a branch or a path can never forge a key.
@@ -199,7 +212,7 @@ func yamlScalar(s string) string {
 	case "", "y", "n", "yes", "no", "on", "off", "true", "false", "null", "~", ".inf", ".nan":
 		return string(jsonw.String(nil, s))
 	}
-	if plainScalar.MatchString(s) {
+	if plainScalar(s) {
 		return s
 	}
 	return string(jsonw.String(nil, strings.ToValidUTF8(s, "\uFFFD")))

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -167,5 +168,20 @@ func TestSaveRefusesSymlinkedDirOutside(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
 		t.Fatalf("wrote outside: %v", ents)
+	}
+}
+
+// plainScalar is the regexp it replaces, on every byte and on strings built from the edges.
+func TestPlainScalarMatchesRegexp(t *testing.T) {
+	re := regexp.MustCompile(`^[A-Za-z/][A-Za-z0-9_./+-]*$`)
+	var cases []string
+	for c := 0; c < 256; c++ {
+		cases = append(cases, string(rune(c)), "a"+string([]byte{byte(c)}), string([]byte{byte(c)})+"a", "/x"+string([]byte{byte(c)})+"y")
+	}
+	cases = append(cases, "", "main", "feature/x-1.2+b_c", "-x", "1abc", "a b", "é", "a\n")
+	for _, s := range cases {
+		if got, want := plainScalar(s), re.MatchString(s); got != want {
+			t.Errorf("plainScalar(%q) = %v, the regexp says %v", s, got, want)
+		}
 	}
 }
