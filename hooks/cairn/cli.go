@@ -73,6 +73,17 @@ func register(group, name string, cmd command) {
 	groups[group][name] = cmd
 }
 
+// usageOf is the usage error of a registered command ("" group for a top-level one), built from
+// its registration so that --help and the error never drift apart.
+func usageOf(group, name string) error {
+	cmd := topLevel[name]
+	if group != "" {
+		cmd = groups[group][name]
+		name = group + " " + name
+	}
+	return usagef("%s", strings.TrimSpace("cairn "+name+" "+cmd.usage))
+}
+
 // usageError exits 2.
 type usageError struct{ msg string }
 

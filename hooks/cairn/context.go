@@ -224,7 +224,7 @@ func contextList(ctx context.Context, c *CLI, args []string) error {
 		return err
 	}
 	if len(pos) > 0 {
-		return usagef("cairn context list [--all] [--json]")
+		return usageOf("context", "list")
 	}
 	root, err := c.Root()
 	if err != nil {

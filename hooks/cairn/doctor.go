@@ -90,7 +90,7 @@ func runDoctor(ctx context.Context, c *CLI, args []string) error {
 		return err
 	}
 	if len(pos) > 0 {
-		return usagef("cairn doctor [--json]")
+		return usageOf("", "doctor")
 	}
 	root, err := c.Root()
 	if err != nil {

@@ -295,7 +295,7 @@ func runInstall(ctx context.Context, c *CLI, args []string) error {
 		return err
 	}
 	if len(pos) > 0 {
-		return usagef("cairn install %s", topLevel["install"].usage)
+		return usageOf("", "install")
 	}
 	s, err := f.scope(c, true)
 	if err != nil {
@@ -505,7 +505,7 @@ func runUninstall(ctx context.Context, c *CLI, args []string) error {
 		return err
 	}
 	if len(pos) > 0 {
-		return usagef("cairn uninstall %s", topLevel["uninstall"].usage)
+		return usageOf("", "uninstall")
 	}
 	s, err := f.scope(c, false)
 	if err != nil {

@@ -35,7 +35,7 @@ func runStart(ctx context.Context, c *CLI, args []string) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("cairn run start <id> [--issue N] [--branch B] [--worktree W] [--pr P]")
+		return usageOf("run", "start")
 	}
 	id := pos[0]
 	if !project.SafeName(id) || strings.ContainsAny(id, " \t") {
@@ -116,7 +116,7 @@ func activeRun(c *CLI) (runstate.Run, error) {
 
 func runSet(ctx context.Context, c *CLI, args []string) error {
 	if len(args) == 0 {
-		return usagef("cairn run set <key>=<value>…")
+		return usageOf("run", "set")
 	}
 	type kv struct{ k, v string }
 	var sets []kv
@@ -178,7 +178,7 @@ func runShow(ctx context.Context, c *CLI, args []string) error {
 		return err
 	}
 	if len(pos) > 0 {
-		return usagef("cairn run show [--json]")
+		return usageOf("run", "show")
 	}
 	r, err := activeRun(c)
 	if err != nil {
@@ -213,7 +213,7 @@ func runShow(ctx context.Context, c *CLI, args []string) error {
 
 func runEnd(ctx context.Context, c *CLI, args []string) error {
 	if len(args) > 0 {
-		return usagef("cairn run end")
+		return usageOf("run", "end")
 	}
 	root, err := c.Root()
 	if err != nil {

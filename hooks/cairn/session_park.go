@@ -51,9 +51,9 @@ func sessionPark(ctx context.Context, c *CLI, args []string) error {
 	if err != nil {
 		return err
 	}
-	const usage = "cairn session park <question|deferred|side> <idea> <detail> [--why …] [--how …] [--slug …]"
+	usage := usageOf("session", "park")
 	if len(pos) < 2 || len(pos) > 3 {
-		return usagef(usage)
+		return usage
 	}
 	detail := ""
 	if len(pos) == 3 {
@@ -61,7 +61,7 @@ func sessionPark(ctx context.Context, c *CLI, args []string) error {
 	}
 	b, err := parking.NewBullet(pos[0], pos[1], detail, *why, *how)
 	if err != nil {
-		return usagef("%v; %s", err, usage)
+		return usagef("%v; %v", err, usage)
 	}
 	if *slug != "" && !parking.ValidSlug(*slug) {
 		return usagef("--slug %q: use lowercase letters, digits and single dashes", *slug)
@@ -96,7 +96,7 @@ func sessionResume(ctx context.Context, c *CLI, args []string) error {
 		return err
 	}
 	if len(pos) > 0 {
-		return usagef("cairn session resume [--json]")
+		return usageOf("session", "resume")
 	}
 	s, err := parkingStore(c)
 	if err != nil {
@@ -126,7 +126,7 @@ func sessionArchive(ctx context.Context, c *CLI, args []string) error {
 	}
 	query := strings.TrimSpace(strings.Join(pos, " "))
 	if query == "" {
-		return usagef("cairn session archive <text>")
+		return usageOf("session", "archive")
 	}
 	s, err := parkingStore(c)
 	if err != nil {
@@ -150,7 +150,7 @@ func sessionArchive(ctx context.Context, c *CLI, args []string) error {
 
 func sessionSummary(ctx context.Context, c *CLI, args []string) error {
 	if len(args) > 0 {
-		return usagef("cairn session summary")
+		return usageOf("session", "summary")
 	}
 	root, err := c.Root()
 	if err != nil {

@@ -50,7 +50,7 @@ func sessionListCmd(ctx context.Context, c *CLI, args []string) error {
 		return err
 	}
 	if len(pos) > 0 {
-		return usagef("cairn session list [--json]")
+		return usageOf("session", "list")
 	}
 	reg, sid, err := registryFor(c)
 	if err != nil {
@@ -152,7 +152,7 @@ func sessionInboxCmd(ctx context.Context, c *CLI, args []string) error {
 		return err
 	}
 	if len(pos) > 0 {
-		return usagef("cairn session inbox [--json]")
+		return usageOf("session", "inbox")
 	}
 	reg, sid, err := registryFor(c)
 	if err != nil {
@@ -209,7 +209,7 @@ func sessionBroadcastCmd(ctx context.Context, c *CLI, args []string) error {
 	}
 	msg := strings.TrimSpace(strings.Join(pos, " "))
 	if msg == "" {
-		return usagef("cairn session broadcast <message>")
+		return usageOf("session", "broadcast")
 	}
 	reg, sid, err := registryFor(c)
 	if err != nil {
