@@ -2,12 +2,12 @@ package checkpoint
 
 import (
 	"bytes"
-	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
 
 // This file reads checkpoints without YAML, which is what the hooks need: PreCompact looks for
@@ -70,12 +70,7 @@ func ReadFrontmatter(fm map[string]any) Frontmatter {
 // eventOf reads the event of the checkpoint at path from its first 64 KiB with the line reader:
 // Auto wrote that line itself (Render), and the line reader reads what Render writes as YAML does.
 func eventOf(path string) (string, bool) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", false
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, 64<<10))
+	data, err := safefile.ReadHead(path, 64<<10)
 	if err != nil {
 		return "", false
 	}

@@ -18,6 +18,18 @@ import (
 //
 // A file that grows while it is read is returned as it was when fstat saw it.
 func ReadFile(path string, limit int64) ([]byte, fs.FileInfo, error) {
+	return read(path, limit, false)
+}
+
+// ReadHead reads at most the first n bytes of the regular file at path, the way ReadFile reads:
+// for files of which only the start matters (a checkpoint's frontmatter, a whiteboard that the
+// injection budget cuts anyway).
+func ReadHead(path string, n int64) ([]byte, error) {
+	data, _, err := read(path, n, true)
+	return data, err
+}
+
+func read(path string, limit int64, head bool) ([]byte, fs.FileInfo, error) {
 	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, nil, &fs.PathError{Op: "open", Path: path, Err: err}
@@ -33,7 +45,10 @@ func ReadFile(path string, limit int64) ([]byte, fs.FileInfo, error) {
 	}
 	size := fi.Size()
 	if size > limit {
-		return nil, fi, fmt.Errorf("%s: larger than %d bytes", path, limit)
+		if !head {
+			return nil, fi, fmt.Errorf("%s: larger than %d bytes", path, limit)
+		}
+		size = limit
 	}
 	data := make([]byte, size)
 	n := 0

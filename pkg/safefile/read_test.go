@@ -34,3 +34,21 @@ func TestReadFile(t *testing.T) {
 		t.Errorf("through a symlink, as os.ReadFile: %d %v", len(data), err)
 	}
 }
+
+// ReadHead returns the start of a file of any size, and refuses what is not a regular file.
+func TestReadHead(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	os.WriteFile(p, []byte("0123456789"), 0o644)
+	for n, want := range map[int64]string{0: "", 4: "0123", 10: "0123456789", 100: "0123456789"} {
+		if got, err := ReadHead(p, n); err != nil || string(got) != want {
+			t.Errorf("ReadHead(%d) = %q, %v; want %q", n, got, err, want)
+		}
+	}
+	if _, err := ReadHead(dir, 10); err == nil {
+		t.Error("a directory: no error")
+	}
+	if _, err := ReadHead(filepath.Join(dir, "missing"), 10); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing: %v", err)
+	}
+}

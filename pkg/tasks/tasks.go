@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
 
 // Statuses Claude Code writes. Any other value is kept as it is.
@@ -97,17 +99,8 @@ func checkSessionID(id string) error {
 
 // readTask reads one task file, or reports false for anything that is not a small JSON object.
 func readTask(path string) (Task, bool) {
-	f, err := os.Open(path)
-	if err != nil {
-		return Task{}, false
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxFileSize {
-		return Task{}, false
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
-	if err != nil || len(b) > maxFileSize || !gjson.ValidBytes(b) {
+	b, _, err := safefile.ReadFile(path, maxFileSize)
+	if err != nil || !gjson.ValidBytes(b) {
 		return Task{}, false
 	}
 	doc := gjson.ParseBytes(b)

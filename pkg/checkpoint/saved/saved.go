@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -18,6 +17,7 @@ import (
 	"github.com/adrg/frontmatter"
 
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
+	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
 
 // Checkpoint is a checkpoint file as read back.
@@ -61,12 +61,7 @@ func Load(path string) (Checkpoint, error) {
 	if !fi.Mode().IsRegular() {
 		return Checkpoint{}, fmt.Errorf("%s: not a regular file", path)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return Checkpoint{}, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, checkpoint.MaxRead))
+	data, err := safefile.ReadHead(path, checkpoint.MaxRead)
 	if err != nil {
 		return Checkpoint{}, err
 	}
