@@ -58,14 +58,7 @@ func TestConcurrency(t *testing.T) {
 	ops := envInt("CAIRN_RELIABILITY_OPS", 200, 40)
 	m := newMachine(t)
 	m.mustCairn("run", "start", "r1", "--issue", "7")
-	mem := m.p(".agents/runs/r1/MEMORY.md")
-	data, err := os.ReadFile(mem)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(mem, bytes.Replace(data, []byte("## Decisions\n"), []byte("## Decisions\n"+proseSentinel+"\n"), 1), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	m.addProse("r1")
 	initialKeys := len(readState(m).run)
 
 	// Every session registers before the storm, so each must receive every other's broadcasts.

@@ -50,14 +50,7 @@ func TestCrashAtomicity(t *testing.T) {
 	// The project: an active run whose whiteboard has hand-written prose, a registered session,
 	// a transcript outside the project.
 	m.mustCairn("run", "start", "r1", "--issue", "7")
-	mem := m.p(".agents/runs/r1/MEMORY.md")
-	data, err := os.ReadFile(mem)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(mem, bytes.Replace(data, []byte("## Decisions\n"), []byte("## Decisions\n"+proseSentinel+"\n"), 1), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	m.addProse("r1")
 	tr := filepath.Join(m.transcripts, "crash.jsonl")
 	if _, err := transcripttest.WriteFile(tr, transcripttest.Options{Size: 48 << 10, Seed: 3, Root: m.proj}); err != nil {
 		t.Fatal(err)

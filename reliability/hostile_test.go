@@ -28,14 +28,7 @@ func seedProject(t testing.TB, m *machine) state {
 	t.Helper()
 	m.mustCairn("run", "start", "r1", "--issue", "7", "--pr", "12")
 	m.mustCairn("run", "set", "phase=implement", "gate_spec=pass")
-	mem := m.p(".agents/runs/r1/MEMORY.md")
-	data, err := os.ReadFile(mem)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(mem, bytes.Replace(data, []byte("## Decisions\n"), []byte("## Decisions\n"+proseSentinel+"\n"), 1), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	m.addProse("r1")
 	tr := filepath.Join(m.transcripts, "seed.jsonl")
 	if _, err := transcripttest.WriteFile(tr, transcripttest.Options{Size: 16 << 10, Seed: 11, Root: m.proj}); err != nil {
 		t.Fatal(err)

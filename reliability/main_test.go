@@ -271,37 +271,34 @@ func finish(s spec, cmd *exec.Cmd, stdout, stderr *bytes.Buffer, began time.Time
 // run runs one process to its end; a process that outlives stallLimit is killed and fails the test.
 func (m *machine) run(s spec) result {
 	m.t.Helper()
-	began := time.Now()
-	cmd, stdout, stderr := m.start(s)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		return finish(s, cmd, stdout, stderr, began, err)
-	case <-time.After(stallLimit):
-		cmd.Process.Kill()
-		err := <-done
-		r := finish(s, cmd, stdout, stderr, began, err)
+	r, timedOut := m.runFor(s, stallLimit)
+	if timedOut {
 		m.t.Errorf("stalled: %s %q did not exit within %v", s.name, s.args, stallLimit)
-		return r
 	}
+	return r
 }
 
 // runKilled starts a process, sends it SIGKILL after delay and waits for it. killed is false when
 // the process had already exited.
 func (m *machine) runKilled(s spec, delay time.Duration) result {
 	m.t.Helper()
+	r, _ := m.runFor(s, delay)
+	return r
+}
+
+// runFor runs one process and sends it SIGKILL if it is still running after limit.
+func (m *machine) runFor(s spec, limit time.Duration) (r result, timedOut bool) {
 	began := time.Now()
 	cmd, stdout, stderr := m.start(s)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
 	case err := <-done:
-		return finish(s, cmd, stdout, stderr, began, err)
-	case <-time.After(delay):
+		return finish(s, cmd, stdout, stderr, began, err), false
+	case <-time.After(limit):
 		syscall.Kill(cmd.Process.Pid, syscall.SIGKILL) // the pid is ours: it has not been waited for yet
 		err := <-done
-		return finish(s, cmd, stdout, stderr, began, err)
+		return finish(s, cmd, stdout, stderr, began, err), true
 	}
 }
 
@@ -329,6 +326,20 @@ func (m *machine) cairnEnv(env []string, args ...string) result {
 	r := m.run(spec{name: "cairn", args: args, env: env})
 	checkCLI(m.t, r)
 	return r
+}
+
+// addProse writes proseSentinel into run's whiteboard, outside cairn's block, as a person would:
+// every writer must keep it.
+func (m *machine) addProse(run string) {
+	m.t.Helper()
+	mem := m.p(".agents/runs/" + run + "/MEMORY.md")
+	data, err := os.ReadFile(mem)
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	if err := os.WriteFile(mem, bytes.Replace(data, []byte("## Decisions\n"), []byte("## Decisions\n"+proseSentinel+"\n"), 1), 0o644); err != nil {
+		m.t.Fatal(err)
+	}
 }
 
 // mustCairn runs the CLI and fails unless it exits 0.
