@@ -548,3 +548,17 @@ func TestWhatIsSynced(t *testing.T) {
 	step("broadcast", func() error { return r.Broadcast("a", "hello", t0) }, "Append session.events.jsonl")
 	step("end", func() error { return r.End("a", t0) }, "UpdateNoSync session.json", "Log session.events.jsonl")
 }
+
+// What a power cut can leave of session.json now that it is not synced — nothing, an empty file,
+// or a file of NULs — heals: the next prompt of a session registers it again.
+func TestRegistryHealsAfterPowerCut(t *testing.T) {
+	for name, left := range map[string][]byte{"empty": {}, "zeros": make([]byte, 512)} {
+		r := newReg(t)
+		os.MkdirAll(filepath.Dir(r.path()), 0o755)
+		os.WriteFile(r.path(), left, 0o600)
+		if _, err := r.OnPrompt("a", t0, 1000); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		mustSession(t, r, "a")
+	}
+}
