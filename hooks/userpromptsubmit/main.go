@@ -77,8 +77,11 @@ func park(inv *hookio.Invocation, in hookio.UserPromptSubmit) (string, error) {
 		return "", nil
 	}
 	store := parking.New(inv.Root, inv.Config, inv.Files, inv.Now)
-	if n := store.FreshBullets(); deferral && n >= parking.MaxOpen {
-		return guardNotice(n), nil
+	fresh := -1 // the guard's count, read once
+	if deferral {
+		if fresh = store.FreshBullets(); fresh >= parking.MaxOpen {
+			return guardNotice(fresh), nil
+		}
 	}
 	assistant := ""
 	if in.TranscriptPath != "" {
@@ -91,8 +94,11 @@ func park(inv *hookio.Invocation, in hookio.UserPromptSubmit) (string, error) {
 	if !ok {
 		return "", nil
 	}
-	if n := store.FreshBullets(); n >= parking.MaxOpen {
-		return guardNotice(n), nil
+	if fresh < 0 {
+		fresh = store.FreshBullets()
+	}
+	if fresh >= parking.MaxOpen {
+		return guardNotice(fresh), nil
 	}
 	it, added, err := store.Park(b)
 	var full *parking.FullError
