@@ -39,13 +39,19 @@ func (c *CLI) Root() (string, error) {
 	return c.root, nil
 }
 
-// Files is the confined writer for the project.
-func (c *CLI) Files() (safefile.Writer, error) {
+// Project is the project root and its confined writer, for the commands that write.
+func (c *CLI) Project() (string, safefile.Writer, error) {
 	root, err := c.Root()
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
-	return safefile.Disk{Roots: []string{root}}, nil
+	return root, safefile.Disk{Roots: []string{root}}, nil
+}
+
+// Files is the confined writer for the project.
+func (c *CLI) Files() (safefile.Writer, error) {
+	_, files, err := c.Project()
+	return files, err
 }
 
 // command is one leaf of the command tree.

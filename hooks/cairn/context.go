@@ -109,11 +109,7 @@ func contextSave(ctx context.Context, c *CLI, args []string) error {
 		fmt.Fprintln(c.Stderr, "cairn: warning: no sections given (flags or markdown on stdin); saving the branch and the modified files only")
 	}
 
-	root, err := c.Root()
-	if err != nil {
-		return err
-	}
-	files, err := c.Files()
+	root, files, err := c.Project()
 	if err != nil {
 		return err
 	}

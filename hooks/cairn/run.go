@@ -41,11 +41,7 @@ func runStart(ctx context.Context, c *CLI, args []string) error {
 	if !project.SafeName(id) || strings.ContainsAny(id, " \t") {
 		return fmt.Errorf("run id %q is not safe: use letters, digits, '-', '_' and '.', not starting with '-' or '.'", id)
 	}
-	root, err := c.Root()
-	if err != nil {
-		return err
-	}
-	files, err := c.Files()
+	root, files, err := c.Project()
 	if err != nil {
 		return err
 	}
@@ -215,11 +211,7 @@ func runEnd(ctx context.Context, c *CLI, args []string) error {
 	if len(args) > 0 {
 		return usageOf("run", "end")
 	}
-	root, err := c.Root()
-	if err != nil {
-		return err
-	}
-	files, err := c.Files()
+	root, files, err := c.Project()
 	if err != nil {
 		return err
 	}

@@ -30,11 +30,7 @@ const summaryWindow = 8 * time.Hour
 const gitTimeout = 5 * time.Second
 
 func parkingStore(c *CLI) (*parking.Store, error) {
-	root, err := c.Root()
-	if err != nil {
-		return nil, err
-	}
-	files, err := c.Files()
+	root, files, err := c.Project()
 	if err != nil {
 		return nil, err
 	}

@@ -29,11 +29,7 @@ const recentWithoutSession = 10
 // registryFor opens the project's registry and names the session the CLI serves (SPEC §7):
 // $CLAUDE_CODE_SESSION_ID, else the most recently active session, else "".
 func registryFor(c *CLI) (registry.Registry, string, error) {
-	root, err := c.Root()
-	if err != nil {
-		return registry.Registry{}, "", err
-	}
-	files, err := c.Files()
+	root, files, err := c.Project()
 	if err != nil {
 		return registry.Registry{}, "", err
 	}
