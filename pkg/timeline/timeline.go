@@ -21,22 +21,20 @@ const (
 	SessionEnd   = "session_end"
 )
 
-// Event is one line of memory/timeline.jsonl.
+// Event is one line of memory/timeline.jsonl: {"ts", "event", then the fields that are set, in
+// this order}, "ts" in UTC RFC 3339.
 type Event struct {
-	Time       time.Time `json:"-"`
-	Event      string    `json:"event"` // SessionStart, Compaction or SessionEnd
-	Session    string    `json:"session,omitempty"`
-	Branch     string    `json:"branch,omitempty"`
-	Source     string    `json:"source,omitempty"`     // SessionStart's source
-	Trigger    string    `json:"trigger,omitempty"`    // PreCompact's trigger
-	Reason     string    `json:"reason,omitempty"`     // SessionEnd's reason
-	Checkpoint string    `json:"checkpoint,omitempty"` // the automatic checkpoint of a compaction
+	Time       time.Time
+	Event      string // SessionStart, Compaction or SessionEnd
+	Session    string
+	Branch     string
+	Source     string // SessionStart's source
+	Trigger    string // PreCompact's trigger
+	Reason     string // SessionEnd's reason
+	Checkpoint string // the automatic checkpoint of a compaction
 }
 
-// MarshalJSON writes the event with its time first, as "ts" in UTC RFC 3339, then the fields that
-// are set, in the struct's order (as encoding/json would write them, without its reflection).
-func (e Event) MarshalJSON() ([]byte, error) { return e.appendJSON(nil), nil }
-
+// appendJSON appends the event's line, as encoding/json would write it, without its reflection.
 func (e Event) appendJSON(dst []byte) []byte {
 	o := jsonw.Open(dst)
 	o.Str("ts", e.Time.UTC().Format(time.RFC3339))
