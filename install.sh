@@ -5,7 +5,7 @@
 #   <project>/.claude/cairn/bin/        (default; a .gitignore keeps them out of git)
 #   ~/.claude/cairn/bin/                (--user; $CLAUDE_CONFIG_DIR/cairn/bin when set,
 #                                        and a cairn symlink in ~/.local/bin when that exists)
-# then runs `cairn install`, which merges the four hook entries into .claude/settings.json
+# then runs `cairn install`, which merges cairn's hook entries into .claude/settings.json
 # (~/.claude/settings.json with --user) without disturbing anything else, and installs the
 # skills. Running it again upgrades in place; nothing is duplicated.
 #
@@ -88,6 +88,44 @@ case $bin in
 *) die "refusing to use $bin as cairn's bin directory" ;;
 esac
 
+# binaries are the files install.sh puts in $bin, and the only ones --uninstall removes.
+binaries="cairn cairn-mcp sessionstart userpromptsubmit precompact postcompact sessionend"
+
+# A cloned project can commit symlinks: a .claude, .claude/cairn or bin directory that is a link
+# would send the binaries, and an uninstall's deletions, somewhere else — another project, or
+# the user's own ~/.claude. Each is refused before anything is written, and each that exists
+# must resolve inside the target.
+# (Each directory is checked by name, never through a word-split list: a path may hold spaces.)
+check_dir() {
+	d=$1
+	if [ -L "$d" ]; then
+		die "$d is a symlink; cairn does not install through one (it could lead out of $target): remove the link, or install with --user"
+	fi
+	if [ -e "$d" ]; then
+		[ -d "$d" ] || die "$d exists and is not a directory"
+		real=$(cd "$d" && pwd -P)
+		case $real in
+		"$real_target" | "$real_target"/*) ;;
+		*) die "$d resolves to $real, outside $target" ;;
+		esac
+	fi
+}
+if [ -n "$user" ]; then
+	target=${CLAUDE_CONFIG_DIR:-$HOME/.claude}
+else
+	target=$project
+fi
+if [ -d "$target" ]; then
+	real_target=$(cd "$target" && pwd -P)
+	if [ -n "$user" ]; then
+		check_dir "$target/cairn"
+	else
+		check_dir "$project/.claude"
+		check_dir "$project/.claude/cairn"
+	fi
+	check_dir "$bin"
+fi
+
 tmp=
 cleanup() {
 	[ -z "$tmp" ] || rm -rf "$tmp"
@@ -117,7 +155,7 @@ build() {
 	version=$(git -C "$src" describe --tags --always --dirty 2>/dev/null) || version=dev
 	echo "building cairn $version from $src"
 	(cd "$src" && go build -trimpath \
-		-ldflags "-X github.com/cairn-hooks/cairn/pkg/version.Version=$version" \
+		-ldflags "-X github.com/cairn-hooks/cairn/pkg/version.stamp=cairn-build-version:$version;" \
 		-o "$tmp/" ./hooks/...)
 }
 
@@ -133,23 +171,39 @@ ourlink() {
 }
 
 if [ -n "$uninstall" ]; then
-	cairn=$bin/cairn
-	if [ ! -x "$cairn" ]; then
-		# The binaries are gone already; build a cairn to find and remove the entries anyway.
-		build
-		cairn=$tmp/cairn
-	fi
+	# The cairn that removes the entries is built from this checkout, never the one found in
+	# $bin: a cloned repository can commit a bin/cairn of its own, and running it would run the
+	# repository's code.
+	build
+	cairn=$tmp/cairn
 	if [ -n "$dry" ]; then
 		cairn_run "$cairn" uninstall --dry-run
-		[ ! -d "$bin" ] || echo "remove $bin/"
+		for name in $binaries .gitignore; do
+			for f in "$bin/$name" "$bin/$name.exe"; do
+				[ ! -f "$f" ] || [ -L "$f" ] || echo "remove $f"
+			done
+		done
 		! ourlink || echo "remove $link"
 		exit 0
 	fi
 	cairn_run "$cairn" uninstall
+	# Only the files install.sh put there, by name; the directories only when that left them
+	# empty. Nothing else in them, and nothing through a link, is ever removed.
 	if [ -d "$bin" ]; then
-		rm -rf "$bin"
-		rmdir "$(dirname "$bin")" 2>/dev/null || true
-		echo "removed $bin"
+		for name in $binaries; do
+			for f in "$bin/$name" "$bin/$name.exe" "$bin/.$name".new*; do
+				if [ -f "$f" ] && [ ! -L "$f" ]; then rm -f "$f"; fi
+			done
+		done
+		if [ -f "$bin/.gitignore" ] && [ ! -L "$bin/.gitignore" ] && [ "$(cat "$bin/.gitignore")" = "*" ]; then
+			rm -f "$bin/.gitignore"
+		fi
+		if rmdir "$bin" 2>/dev/null; then
+			rmdir "$(dirname "$bin")" 2>/dev/null || true
+			echo "removed $bin"
+		else
+			echo "install.sh: warning: $bin holds files install.sh did not put there; left as it is" >&2
+		fi
 	fi
 	if ourlink; then
 		rm -f "$link"
@@ -168,16 +222,28 @@ if [ -n "$dry" ]; then
 fi
 
 mkdir -p "$bin"
-if [ -z "$user" ] && [ ! -f "$bin/.gitignore" ]; then
-	printf '*\n' >"$bin/.gitignore"
+# Nothing below writes through a link a repository committed inside $bin: a link where a file of
+# install.sh's goes is removed (never followed), new files are created exclusively (mktemp, or
+# the shell's noclobber), and a binary replaces whatever is at its name by a rename.
+if [ -z "$user" ]; then
+	if [ -L "$bin/.gitignore" ]; then rm -f "$bin/.gitignore"; fi
+	if [ ! -e "$bin/.gitignore" ]; then (set -C && printf '*\n' >"$bin/.gitignore"); fi
 fi
 # Each binary is copied beside its target and renamed over it, so a hook that Claude Code starts
 # meanwhile runs either the old binary or the new one, never half of one.
 for f in "$tmp"/*; do
 	name=$(basename "$f")
-	cp "$f" "$bin/.$name.new"
-	chmod 755 "$bin/.$name.new"
-	mv -f "$bin/.$name.new" "$bin/$name"
+	case " $binaries " in
+	*" ${name%.exe} "*) ;;
+	*) die "the build made $name, which install.sh does not know: add it to \$binaries" ;;
+	esac
+	if [ -d "$bin/$name" ] && [ ! -L "$bin/$name" ]; then
+		die "$bin/$name is a directory; remove it and run install.sh again"
+	fi
+	new=$(mktemp "$bin/.$name.newXXXXXX")
+	cp "$f" "$new"
+	chmod 755 "$new"
+	mv -f "$new" "$bin/$name"
 done
 echo "installed $(cd "$tmp" && ls | tr '\n' ' ')into $bin"
 if [ -n "$link" ]; then

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-hooks/cairn/pkg/checkpoint"
 	"github.com/cairn-hooks/cairn/pkg/registry"
 	"github.com/cairn-hooks/cairn/pkg/runstate"
 	"github.com/cairn-hooks/cairn/pkg/transcript/transcripttest"
@@ -184,7 +186,7 @@ func TestConcurrency(t *testing.T) {
 	}
 
 	// Checkpoints: one per save, one per distinct compaction.
-	saves, compactions := 0, 0
+	saves, compactions, unkept := 0, 0, 0
 	for _, w := range ws {
 		for title, summary := range w.ctx {
 			saves++
@@ -199,13 +201,65 @@ func TestConcurrency(t *testing.T) {
 		}
 		for ev := range w.events {
 			compactions++
-			if n := len(st.checkpointsForEvent(ev)); n != 1 {
+			switch n := len(st.checkpointsForEvent(ev)); n {
+			case 1:
+			case 0:
+				unkept++ // pruned by retention, if the timeline says so (below)
+			default:
 				t.Errorf("compaction %s has %d automatic checkpoints", ev, n)
 			}
 		}
 	}
-	if len(st.checkpoints) != saves+compactions {
-		t.Errorf("%d checkpoints for %d saves and %d compactions", len(st.checkpoints), saves, compactions)
+	// Retention keeps the newest automatic checkpoints of a branch: every compaction without one
+	// must be matched by a logged removal of an automatic checkpoint that is gone.
+	prunedAuto := 0
+	for _, ev := range st.timeline {
+		cp, _ := ev["checkpoint"].(string)
+		name := path.Base(cp)
+		if ev["event"] != "checkpoint_pruned" || !strings.Contains(name, "-compaction") {
+			continue
+		}
+		if _, ok := st.checkpoints[name]; ok {
+			note, _ := ev["note"].(string)
+			if !strings.HasPrefix(note, "not removed") {
+				t.Errorf("%s: logged as pruned (%q) and still there", name, note)
+			}
+			continue
+		}
+		prunedAuto++
+	}
+	if unkept != prunedAuto {
+		t.Errorf("%d compactions have no automatic checkpoint, and %d automatic checkpoints were logged as pruned", unkept, prunedAuto)
+	}
+	if unkept > 0 && unkept > compactions-checkpoint.RetainPerBranch {
+		t.Errorf("%d of %d compactions have no automatic checkpoint: retention keeps the newest %d", unkept, compactions, checkpoint.RetainPerBranch)
+	}
+	// Hand-offs: at most one per session, each announced in the timeline.
+	handoffs := map[string]int{}
+	for n, c := range st.checkpoints {
+		if c.Kind != checkpoint.KindHandoff {
+			continue
+		}
+		handoffs[c.Branch]++
+		logged := false
+		for _, ev := range st.timeline {
+			if cp, _ := ev["checkpoint"].(string); ev["event"] == "handoff" && strings.HasSuffix(cp, "/"+n) {
+				logged = true
+			}
+		}
+		if !logged {
+			t.Errorf("hand-off %s has no handoff line in the timeline", n)
+		}
+	}
+	nHandoffs := 0
+	for _, n := range handoffs {
+		nHandoffs += n
+	}
+	if nHandoffs > len(ws) {
+		t.Errorf("%d hand-offs for %d sessions", nHandoffs, len(ws))
+	}
+	if len(st.checkpoints) != saves+compactions-unkept+nHandoffs {
+		t.Errorf("%d checkpoints for %d saves, %d compactions (%d pruned) and %d hand-offs", len(st.checkpoints), saves, compactions, unkept, nHandoffs)
 	}
 
 	// Registry and timeline: every start and end counted.

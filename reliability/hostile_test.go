@@ -150,6 +150,8 @@ func basePayload(m *machine, name string, tr string) map[string]any {
 	switch name {
 	case "precompact":
 		f["trigger"], f["custom_instructions"] = "auto", nil
+	case "postcompact":
+		f["trigger"], f["compact_summary"] = "auto", "We moved the cache behind an interface; next, the hostile tests."
 	case "sessionstart":
 		f["source"] = "compact"
 	case "sessionend":
@@ -269,7 +271,7 @@ func TestHostileStdin(t *testing.T) {
 	}
 	m.mustCairn("session", "archive", "open-stdin")
 	checkIntact(t, "stdin never closed", m, base)
-	checkUnchanged(t, "hostile stdin", outside, snapshot(t, m.outsideDirs()...))
+	m.checkUnchanged(t, "hostile stdin", outside)
 	t.Logf("slowest exit with a stdin never closed: %v", slowest.Round(time.Millisecond))
 
 	record("TestHostileStdin", fmt.Sprintf("every hook × %d kinds of bad stdin (empty, garbage, truncated, 50 MB object, 50 MB garbage, 100,000 `[`, 100,000 nested objects, invalid UTF-8, raw and escaped NULs, BOM, two objects, non-objects, wrong types) and a stdin never closed (empty, half an object, a whole object)", len(cases)), runs,
@@ -300,7 +302,18 @@ func verdict(t testing.TB, held string, unlessBug ...string) string {
 	}
 	bugsMu.Lock()
 	defer bugsMu.Unlock()
-	if b := bugs[t.Name()]; len(b) > 0 {
+	var b []string
+	for name, found := range bugs { // the test's own, and its subtests'
+		if name == t.Name() || strings.HasPrefix(name, t.Name()+"/") {
+			for _, s := range found {
+				if !slices.Contains(b, s) {
+					b = append(b, s)
+				}
+			}
+		}
+	}
+	if len(b) > 0 {
+		slices.Sort(b)
 		return "**FAILED**: " + strings.Join(b, "; ") + ". Everything else held: " + held
 	}
 	return "**FAILED**: see the test log"
@@ -376,7 +389,7 @@ func TestHostilePayloadFields(t *testing.T) {
 			}
 		}
 	}
-	checkUnchanged(t, "hostile payload fields", outside, snapshot(t, m.outsideDirs()...))
+	m.checkUnchanged(t, "hostile payload fields", outside)
 	record("TestHostilePayloadFields", fmt.Sprintf("every hook × %d payloads: cwd, transcript_path and session_id outside the project, with ../, NUL, newline, 10 KB; prompt, custom_instructions, source, trigger, reason forging a bullet, a heading and the snapshot markers", len(cases)), runs,
 		verdict(t, "exit 0 and protocol-only stdout; the outside transcript only read; no path or parked item named from input; every file sound; the seeded items intact"))
 }
@@ -460,7 +473,7 @@ func TestHostileTranscripts(t *testing.T) {
 			}
 		}
 	}
-	checkUnchanged(t, "hostile transcripts", outside, snapshot(t, m.outsideDirs()...))
+	m.checkUnchanged(t, "hostile transcripts", outside)
 	t.Logf("60 MB line: slowest hook %v", slowest.Round(time.Millisecond))
 	record("TestHostileTranscripts", "every hook (sessionstart with source compact and resume, userpromptsubmit with a deferral) with transcript_path a directory, a FIFO with no writer, /dev/zero, a symlink to /dev/zero, mode 000 (tests run as root, so it is read anyway), binary garbage, a 60 MB line in a real transcript, one 60 MB line without a newline, a missing file", runs,
 		verdict(t, fmt.Sprintf("exit 0, no stall (the FIFO is never opened), protocol-only stdout; transcripts never written; slowest hook with a 60 MB line %v (peak memory is measured by the benchmarks, not here)", slowest.Round(time.Millisecond))))
@@ -565,7 +578,7 @@ func TestHostileCLI(t *testing.T) {
 		checkCLI(t, stalled)
 	}
 	checkIntact(t, "hostile CLI", m, base)
-	checkUnchanged(t, "hostile CLI", outside, snapshot(t, m.outsideDirs()...))
+	m.checkUnchanged(t, "hostile CLI", outside)
 	record("TestHostileCLI", fmt.Sprintf("%d hostile command lines (../ and absolute run ids, slugs, titles, queries; newlines and markdown forging bullets, headings, frontmatter; invalid UTF-8; 100 KB values; nested JSON; unknown commands), hostile CLAUDE_CODE_SESSION_ID, a 50 MB stdin, a silent stdin left open, a stdin that stalls after some data", len(cases)), runs,
 		verdict(t, "exit 0, 1 or 2 with exactly one cairn: error|usage|refused line; no path or item named from input; nothing outside written; the seeded items intact"))
 }

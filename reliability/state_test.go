@@ -22,7 +22,7 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/registry"
 	"github.com/cairn-hooks/cairn/pkg/runstate"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
-	"github.com/cairn-hooks/cairn/pkg/sessionctx"
+	"github.com/cairn-hooks/cairn/pkg/sessionfile"
 	"github.com/cairn-hooks/cairn/pkg/whiteboard"
 )
 
@@ -103,12 +103,12 @@ func readState(m *machine) state {
 		if len(data) == 0 {
 			s.problem("%s is empty", fileContext)
 		}
-		begins, ends := markerLines(string(data), sessionctx.Markers.Begin, sessionctx.Markers.End)
+		begins, ends := markerLines(string(data), sessionfile.Markers.Begin, sessionfile.Markers.End)
 		if begins > 1 || begins != ends {
 			s.problem("%s: %d snapshot begin lines and %d end lines", fileContext, begins, ends)
 		}
-		if c := strings.Count(string(data), "\n"+parking.Heading+"\n") + boolInt(strings.HasPrefix(string(data), parking.Heading+"\n")); c > 1 {
-			s.problem("%s: %d %q headings", fileContext, c, parking.Heading)
+		if c := strings.Count(string(data), "\n"+sessionfile.ParkedHeading+"\n") + boolInt(strings.HasPrefix(string(data), sessionfile.ParkedHeading+"\n")); c > 1 {
+			s.problem("%s: %d %q headings", fileContext, c, sessionfile.ParkedHeading)
 		}
 	}
 	items, err := parking.New(root, m.config, safefile.Disk{Roots: []string{root}}, time.Now).List()
@@ -169,7 +169,7 @@ func readState(m *machine) state {
 		s.sessions = d.Sessions
 	}
 	if data, err := os.ReadFile(m.p(fileCkptIndex)); err == nil {
-		var idx []map[string]string
+		var idx []map[string]any
 		if err := json.Unmarshal(data, &idx); err != nil {
 			s.problem("%s does not parse: %v", fileCkptIndex, err)
 		}
@@ -365,4 +365,17 @@ func (s state) timelineCount(event string) int {
 		}
 	}
 	return n
+}
+
+// prunedLogged reports whether the timeline logs the removal of the checkpoint named name
+// (retention, or a session's newer hand-off), as cairn writes it before removing the file.
+func (s state) prunedLogged(name string) bool {
+	for _, ev := range s.timeline {
+		cp, _ := ev["checkpoint"].(string)
+		note, _ := ev["note"].(string)
+		if ev["event"] == "checkpoint_pruned" && strings.HasSuffix(cp, "/checkpoints/"+name) && !strings.HasPrefix(note, "not removed") {
+			return true
+		}
+	}
+	return false
 }

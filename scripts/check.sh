@@ -1,6 +1,6 @@
 #!/bin/sh
 # check.sh — the one check that CI and people run. Fails on the first problem.
-#   scripts/check.sh          everything below
+#   scripts/check.sh          everything below, the opt-in reliability and release suites included
 #   FUZZTIME=30s scripts/check.sh   fuzz each target longer (default 5s)
 set -eu
 cd "$(dirname "$0")/.."
@@ -32,6 +32,12 @@ done
 echo "== tests (the README's test command)"
 go test ./...
 
+echo "== reliability suite (opt-in: crash, concurrency, hostile input)"
+CAIRN_RELIABILITY=1 go test -count=1 ./reliability/
+
+echo "== release archives (opt-in: cross-compiles, builds twice, checks sums and contents)"
+CAIRN_RELEASE_TEST=1 go test -count=1 -run TestRelease ./scripts/release/
+
 echo "== race"
 go test -race -p 2 ./pkg/... ./hooks/...
 
@@ -49,16 +55,22 @@ for t in \
 	"FuzzLines ./pkg/transcript" \
 	"FuzzParseBullet ./pkg/parking" \
 	"FuzzRedact ./pkg/redact" \
+	"FuzzRedactPairsWindows ./pkg/redact" \
 	"FuzzParse ./pkg/checkpoint/saved" \
+	"FuzzIsName ./pkg/checkpoint" \
 	"FuzzParseEvent ./pkg/registry" \
 	"FuzzReadFrom ./pkg/registry" \
 	"FuzzInstall ./pkg/settings" \
 	"FuzzLegacyFile ./pkg/parking" \
 	"FuzzReadAudit ./pkg/parking" \
 	"FuzzSessionContext ./pkg/parking" \
-	"FuzzSnapshotRefresh ./pkg/sessionctx" \
+	"FuzzSnapshotRefresh ./pkg/sessionfile" \
+	"FuzzPlain ./pkg/plain" \
+	"FuzzSplit ./pkg/flatmatter" \
 	"FuzzDecodeDocument ./pkg/registry" \
-	"FuzzString ./pkg/jsonw"; do
+	"FuzzString ./pkg/jsonw" \
+	"FuzzRemove ./pkg/memindex" \
+	"FuzzDecodeSegment ./pkg/search"; do
 	set -- $t
 	# Go's fuzzer can end with "context deadline exceeded" and no failing input when a worker is
 	# slow to stop on a loaded machine: that is not a finding, so it is tried once more and then

@@ -2,31 +2,68 @@ package testscripts
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
+
+var hooks = []string{"precompact", "postcompact", "sessionstart", "sessionend", "userpromptsubmit"}
+
+// deps lists the packages a binary under hooks/ links.
+func deps(t *testing.T, binary string) []string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps", "github.com/cairn-hooks/cairn/hooks/"+binary).Output()
+	if err != nil {
+		t.Fatalf("go list %s: %v", binary, err)
+	}
+	return strings.Fields(string(out))
+}
 
 // The hooks run as fresh processes, so every package they link costs its init on every run: no
 // hook links the YAML front-matter parser (0.2–0.3 ms of init, a tenth of UserPromptSubmit's
 // budget). Only the CLI reads checkpoints through YAML (pkg/checkpoint/saved).
 func TestHooksLinkNoYAML(t *testing.T) {
-	heavy := []string{"github.com/adrg/frontmatter", "gopkg.in/yaml.v2", "github.com/BurntSushi/toml", "github.com/cairn-hooks/cairn/pkg/checkpoint/saved"}
-	for _, hook := range []string{"precompact", "sessionstart", "sessionend", "userpromptsubmit"} {
-		out, err := exec.Command("go", "list", "-deps", "github.com/cairn-hooks/cairn/hooks/"+hook).Output()
-		if err != nil {
-			t.Fatalf("go list %s: %v", hook, err)
-		}
-		deps := strings.Fields(string(out))
+	// debug/buildinfo brings the ELF, Mach-O and PE readers, compress/flate and zstd: reading
+	// another binary's version is the CLI's (pkg/buildstamp).
+	heavy := []string{"github.com/adrg/frontmatter", "gopkg.in/yaml.v2", "github.com/BurntSushi/toml", "github.com/cairn-hooks/cairn/pkg/checkpoint/saved",
+		"debug/buildinfo", "compress/flate", "github.com/cairn-hooks/cairn/pkg/buildstamp"}
+	for _, hook := range hooks {
+		d := deps(t, hook)
 		for _, h := range heavy {
-			for _, d := range deps {
-				if d == h {
-					t.Errorf("%s links %s", hook, h)
-				}
+			if slices.Contains(d, h) {
+				t.Errorf("%s links %s", hook, h)
 			}
 		}
 	}
-	out, err := exec.Command("go", "list", "-deps", "github.com/cairn-hooks/cairn/hooks/cairn").Output()
-	if err != nil || !strings.Contains(string(out), "github.com/adrg/frontmatter\n") {
-		t.Errorf("the CLI should read checkpoints through adrg/frontmatter: %v", err)
+	if !slices.Contains(deps(t, "cairn"), "github.com/adrg/frontmatter") {
+		t.Errorf("the CLI should read checkpoints through adrg/frontmatter")
+	}
+}
+
+// The search index is the CLI's (and the MCP server's): the hooks stay small and fast (SPEC
+// §10), so none links pkg/search.
+func TestHooksLinkNoSearch(t *testing.T) {
+	const search = "github.com/cairn-hooks/cairn/pkg/search"
+	for _, hook := range hooks {
+		if slices.Contains(deps(t, hook), search) {
+			t.Errorf("%s links %s", hook, search)
+		}
+	}
+	if !slices.Contains(deps(t, "cairn"), search) {
+		t.Errorf("the CLI should link %s", search)
+	}
+}
+
+// The MCP SDK is cairn-mcp's alone: it doubles a binary's size and start-up time, and the hooks
+// and the CLI run as fresh processes (SPEC §8 holds `cairn session resume` to 2× a bare binary).
+func TestOnlyTheServerLinksMCP(t *testing.T) {
+	const sdk = "github.com/modelcontextprotocol/go-sdk/mcp"
+	for _, b := range append([]string{"cairn"}, hooks...) {
+		if slices.Contains(deps(t, b), sdk) {
+			t.Errorf("%s links %s", b, sdk)
+		}
+	}
+	if !slices.Contains(deps(t, "cairn-mcp"), sdk) {
+		t.Errorf("cairn-mcp should link %s", sdk)
 	}
 }

@@ -17,14 +17,36 @@ import (
 func init() {
 	commands["cairnbin"] = cmdCairnBin
 	commands["installsh"] = cmdInstallSH
+	commands["goinstall"] = cmdGoInstall
 }
 
-// cairnHookNames are the hook binaries cairn install wires; cairnbin copies them and the CLI.
-var cairnHookNames = []string{"sessionstart", "userpromptsubmit", "precompact", "sessionend"}
+// goinstall DIR runs `go install ./hooks/...` in the repository with GOBIN=DIR, as a user's
+// `go install github.com/cairn-hooks/cairn/hooks/...@latest` does from the module proxy: every
+// binary of the module's hooks/, built by the go command, into a bin directory of the user's
+// that is not cairn's own. The test process's Go caches are used.
+func cmdGoInstall(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: goinstall DIR")
+	}
+	kv, err := goEnv()
+	ts.Check(err)
+	src, err := filepath.Abs("..")
+	ts.Check(err)
+	cmd := exec.Command("go", "install", "./hooks/...")
+	cmd.Dir = src
+	cmd.Env = append(os.Environ(), "GOBIN="+ts.MkAbs(args[0]))
+	for i := 0; i < len(kv); i += 2 {
+		cmd.Env = append(cmd.Env, kv[i]+"="+kv[i+1])
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		ts.Fatalf("go install: %v\n%s", err, out)
+	}
+}
 
-// cairnbin DIR copies cairn and its four hook binaries into DIR, as install.sh installs them,
-// and sets $CAIRN_VERSION to their version. DIR is the script's own, so a script may delete or
-// break a binary there without touching the ones other scripts run.
+// cairnbin DIR copies cairn and every hook binary (all that `go build ./hooks/...` made) into
+// DIR, as install.sh installs them, and sets $CAIRN_VERSION to their version. DIR is the
+// script's own, so a script may delete or break a binary there without touching the ones other
+// scripts run.
 func cmdCairnBin(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: cairnbin DIR")
@@ -32,10 +54,15 @@ func cmdCairnBin(ts *testscript.TestScript, neg bool, args []string) {
 	dir := ts.MkAbs(args[0])
 	ts.Check(os.MkdirAll(dir, 0o755))
 	touchTemplates(ts)
-	for _, name := range append([]string{"cairn"}, cairnHookNames...) {
-		data, err := os.ReadFile(filepath.Join(binDir, name))
+	entries, err := os.ReadDir(binDir)
+	ts.Check(err)
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue // old/: the binary of another version, for doctor-wiring
+		}
+		data, err := os.ReadFile(filepath.Join(binDir, e.Name()))
 		ts.Check(err)
-		ts.Check(os.WriteFile(filepath.Join(dir, name), data, 0o755))
+		ts.Check(os.WriteFile(filepath.Join(dir, e.Name()), data, 0o755))
 	}
 	out, err := exec.Command(filepath.Join(dir, "cairn"), "--version").Output()
 	ts.Check(err)

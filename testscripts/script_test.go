@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"unicode/utf16"
 
 	"strconv"
@@ -20,6 +21,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/cairn-hooks/cairn/internal/testbin"
+	"github.com/cairn-hooks/cairn/pkg/version"
 )
 
 var update = flag.Bool("u", false, "update testscript files with actual output")
@@ -38,6 +40,15 @@ func testMain(m *testing.M) int {
 	}
 	defer cleanup()
 	binDir = dir
+	// A sessionend of another version, for doctor-wiring: doctor reads versions from the build
+	// information, so an old binary must be a real one.
+	old := exec.Command("go", "build", "-o", filepath.Join(dir, "old", "sessionend"),
+		"-trimpath", "-ldflags", version.Flag("0.0.1"), "./hooks/sessionend")
+	old.Dir = ".."
+	if out, err := old.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building an old sessionend: %v\n%s", err, out)
+		return 1
+	}
 	return m.Run()
 }
 
@@ -67,6 +78,7 @@ func setup(env *testscript.Env) error {
 	env.Setenv("HOME", home)
 	env.Setenv("CLAUDE_CONFIG_DIR", filepath.Join(home, ".claude"))
 	env.Setenv("PROJ", proj)
+	env.Setenv("OLDBIN", filepath.Join(binDir, "old"))
 	env.Setenv("TZ", "UTC")
 	for k, v := range map[string]string{
 		"GIT_AUTHOR_NAME": "cairn test", "GIT_AUTHOR_EMAIL": "test@example.invalid",
@@ -107,10 +119,29 @@ var commands = map[string]func(ts *testscript.TestScript, neg bool, args []strin
 	"dateago":    cmdDateAgo,
 	"projslugs":  cmdProjSlugs,
 	"auditcheck": cmdAuditCheck,
+	"crlf":       cmdCRLF,
 
 	// Checkpoints (pkg/checkpoint): see the block "Checkpoints" at the end of this file.
 	"newestckpt": cmdNewestCkpt,
 	"ckptclash":  cmdCkptClash,
+
+	// Search (pkg/search).
+	"grabvar": cmdGrabVar,
+}
+
+// grabvar VAR REGEXP sets VAR to the first group of REGEXP's first match in the last command's
+// stdout: an id that cairn search printed, for cairn show.
+func cmdGrabVar(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: grabvar VAR REGEXP")
+	}
+	re, err := regexp.Compile(args[1])
+	ts.Check(err)
+	m := re.FindStringSubmatch(ts.ReadFile("stdout"))
+	if len(m) < 2 {
+		ts.Fatalf("grabvar: %q matches nothing in stdout", args[1])
+	}
+	ts.Setenv(args[0], m[1])
 }
 
 // ctxlen FILE MAX checks that the additionalContext of the hook output in FILE is at most MAX
@@ -414,6 +445,20 @@ func cmdAuditCheck(ts *testscript.TestScript, neg bool, args []string) {
 		if !found {
 			ts.Fatalf("no line of %s has %s=%q", args[0], k, v)
 		}
+	}
+}
+
+// crlf FILE… turns every "\n" of each FILE into "\r\n": .gitattributes keeps scripts LF, so a
+// file with Windows line endings is made at test time.
+func cmdCRLF(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: crlf FILE…")
+	}
+	for _, a := range args {
+		p := ts.MkAbs(a)
+		data, err := os.ReadFile(p)
+		ts.Check(err)
+		ts.Check(os.WriteFile(p, bytes.ReplaceAll(data, []byte("\n"), []byte("\r\n")), 0o644))
 	}
 }
 

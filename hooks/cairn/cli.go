@@ -1,15 +1,19 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
+	"github.com/cairn-hooks/cairn/pkg/plain"
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 	"github.com/cairn-hooks/cairn/pkg/version"
@@ -102,9 +106,50 @@ type refusedError struct{ msg string }
 
 func (e refusedError) Error() string { return e.msg }
 
-// Main runs one cairn command and maps its outcome to the exit code, in one place.
+// hintedError is an error followed by a "cairn: hint:" line saying what to do about it.
+type hintedError struct {
+	err  error
+	hint string
+}
+
+func (e hintedError) Error() string { return e.err.Error() }
+func (e hintedError) Unwrap() error { return e.err }
+
+// withHint adds a hint line to err.
+func withHint(err error, hint string) error { return hintedError{err, hint} }
+
+// Warn writes one warning line on stderr, in the CLI's one voice.
+func (c *CLI) Warn(format string, args ...any) {
+	fmt.Fprintf(c.Stderr, "cairn: warning: %s\n", plain.Line(fmt.Sprintf(format, args...), 0))
+}
+
+// Hint writes a hint line on stderr, after the warning or error it explains.
+func (c *CLI) Hint(format string, args ...any) {
+	fmt.Fprintf(c.Stderr, "cairn: hint: %s\n", plain.Line(fmt.Sprintf(format, args...), 0))
+}
+
+// Main runs one cairn command and maps its outcome to the exit code, in one place. Everything a
+// command prints goes through a terminal guard: text read from a project (a checkpoint's body, a
+// file name, a parked item) can carry escape sequences, and none reaches the terminal raw.
 func Main(ctx context.Context, c *CLI, args []string) int {
-	err := dispatch(ctx, c, args)
+	if len(args) > 0 && args[0] == "mcp" {
+		// The MCP server's stdout is the protocol's: unbuffered, unguarded (the SDK writes JSON,
+		// which escapes every control character itself).
+		in, out := c.Stdin, c.Stdout
+		c.Stdout = io.Discard
+		return exitCode(c, cmdMCP(ctx, c, in, out, args[1:]))
+	}
+	// Buffered: a listing of thousands of rows is one write, not one per row.
+	out := bufio.NewWriterSize(c.Stdout, 32<<10)
+	defer out.Flush()
+	tw := &terminalWriter{w: out}
+	c.Stdout = tw
+	defer tw.flush()
+	return exitCode(c, dispatch(ctx, c, args))
+}
+
+// exitCode reports err on stderr, in the CLI's one voice, and maps it to the exit code.
+func exitCode(c *CLI, err error) int {
 	var ue usageError
 	var re refusedError
 	switch {
@@ -113,15 +158,19 @@ func Main(ctx context.Context, c *CLI, args []string) int {
 	case errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.As(err, &ue):
-		fmt.Fprintf(c.Stderr, "cairn: usage: %s\ncairn: hint: run cairn --help\n", ue.msg)
+		fmt.Fprintf(c.Stderr, "cairn: usage: %s\n", plain.Line(ue.msg, 0))
+		c.Hint("run cairn --help")
 		return 2
 	case errors.As(err, &re):
-		fmt.Fprintf(c.Stderr, "cairn: refused: %s\n", re.msg)
-		return 1
-	default:
-		fmt.Fprintf(c.Stderr, "cairn: error: %s\n", err)
+		fmt.Fprintf(c.Stderr, "cairn: refused: %s\n", plain.Line(re.msg, 0))
 		return 1
 	}
+	fmt.Fprintf(c.Stderr, "cairn: error: %s\n", plain.Line(err.Error(), 0))
+	var he hintedError
+	if errors.As(err, &he) {
+		c.Hint("%s", he.hint)
+	}
+	return 1
 }
 
 func dispatch(ctx context.Context, c *CLI, args []string) error {
@@ -138,7 +187,7 @@ func dispatch(ctx context.Context, c *CLI, args []string) error {
 		return nil
 	}
 	if cmd, ok := topLevel[args[0]]; ok {
-		return cmd.run(ctx, c, args[1:])
+		return runCommand(ctx, c, args[0], cmd, args[1:])
 	}
 	g, ok := groups[args[0]]
 	if !ok {
@@ -155,7 +204,27 @@ func dispatch(ctx context.Context, c *CLI, args []string) error {
 	if !ok {
 		return usagef("unknown command \"%s %s\"", args[0], args[1])
 	}
-	return cmd.run(ctx, c, args[2:])
+	return runCommand(ctx, c, args[0]+" "+args[1], cmd, args[2:])
+}
+
+// helpRequest is a command's -h or --help: what its flags are, for runCommand to print.
+type helpRequest struct{ flags string }
+
+func (helpRequest) Error() string        { return "help requested" }
+func (helpRequest) Is(target error) bool { return target == flag.ErrHelp }
+
+// runCommand runs cmd, and answers its -h or --help with its usage, what it does and its flags.
+func runCommand(ctx context.Context, c *CLI, name string, cmd command, args []string) error {
+	err := cmd.run(ctx, c, args)
+	var h helpRequest
+	if !errors.As(err, &h) {
+		return err
+	}
+	fmt.Fprintf(c.Stdout, "usage: %s\n\n%s\n", strings.TrimRight("cairn "+name+" "+cmd.usage, " "), cmd.summary)
+	if h.flags != "" {
+		fmt.Fprintf(c.Stdout, "\nflags:\n%s", h.flags)
+	}
+	return nil
 }
 
 func help(w io.Writer) {
@@ -176,7 +245,7 @@ func help(w io.Writer) {
 	}
 	sort.Strings(tops)
 	for _, n := range tops {
-		fmt.Fprintf(w, "  cairn %s %s\n      %s\n", n, topLevel[n].usage, topLevel[n].summary)
+		fmt.Fprintf(w, "%s\n      %s\n", strings.TrimRight("  cairn "+n+" "+topLevel[n].usage, " "), topLevel[n].summary)
 	}
 	fmt.Fprintln(w, "\nExit codes: 0 success, 1 error or refused (the list is on stdout), 2 usage.")
 }
@@ -201,25 +270,118 @@ func groupLines(name string, g map[string]command) []string {
 }
 
 // parseInterleaved parses flags that may come before, between or after positional arguments
-// ("cairn run start ID --issue 4"), returning the positionals in order.
+// ("cairn run start ID --issue 4"), returning the positionals in order. "--" ends the flags:
+// everything after it is positional, however it starts, which is how text that begins with "-"
+// is passed (the skills put every piece of user text there). A flag this command does not take
+// is a usage error that names it exactly as typed, says what the command takes, and lists the
+// group's commands.
 func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	fs.SetOutput(io.Discard)
+	var tail []string
+	if i := slices.Index(args, "--"); i >= 0 {
+		args, tail = args[:i], args[i+1:]
+	}
+	if err := unknownFlags(fs, args); err != nil {
+		return nil, err
+	}
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
+				var b strings.Builder
+				fs.SetOutput(&b)
+				fs.PrintDefaults()
+				// PrintDefaults writes "-name"; cairn's help and README write "--name" (both parse).
+				flags := strings.ReplaceAll("\n"+b.String(), "\n  -", "\n  --")[1:]
+				return nil, helpRequest{flags: flags}
 			}
 			return nil, usagef("%v", err)
 		}
 		args = fs.Args()
 		if len(args) == 0 {
-			return pos, nil
-		}
-		if args[0] == "--" {
-			return append(pos, args[1:]...), nil
+			return append(pos, tail...), nil
 		}
 		pos = append(pos, args[0])
 		args = args[1:]
+	}
+}
+
+// unknownFlags reports the flags in args that fs does not define, as typed.
+func unknownFlags(fs *flag.FlagSet, args []string) error {
+	var unknown []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if len(a) < 2 || a[0] != '-' {
+			continue
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if name == "h" || name == "help" {
+			continue
+		}
+		f := fs.Lookup(name)
+		if f == nil {
+			token, _, _ := strings.Cut(a, "=")
+			unknown = append(unknown, token)
+			continue
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !hasValue && !(ok && b.IsBoolFlag()) {
+			i++ // its value, which may start with "-"
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	var takes []string
+	fs.VisitAll(func(f *flag.Flag) { takes = append(takes, "--"+f.Name) })
+	msg := fmt.Sprintf("unknown flag %s for cairn %s", strings.Join(unknown, ", "), fs.Name())
+	if len(unknown) > 1 {
+		msg = fmt.Sprintf("unknown flags %s for cairn %s", strings.Join(unknown, ", "), fs.Name())
+	}
+	if len(takes) > 0 {
+		msg += " (it takes " + strings.Join(takes, ", ") + ")"
+	} else {
+		msg += " (it takes no flags)"
+	}
+	msg += `; text that starts with "-" goes after "--"`
+	if group, _, ok := strings.Cut(fs.Name(), " "); ok && groups[group] != nil {
+		var names []string
+		for n := range groups[group] {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		msg += fmt.Sprintf("; the %s commands are: %s", group, strings.Join(names, ", "))
+	}
+	return usagef("%s", msg)
+}
+
+// terminalWriter writes through plain.Terminal: every control character but newline and tab
+// is shown as an escape. A rune cut between two writes is held until the next.
+type terminalWriter struct {
+	w       io.Writer
+	pending []byte
+}
+
+func (t *terminalWriter) Write(p []byte) (int, error) {
+	buf := append(t.pending, p...)
+	cut := len(buf)
+	for i := len(buf) - 1; i >= 0 && i >= len(buf)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(buf[i]) {
+			if !utf8.FullRune(buf[i:]) {
+				cut = i
+			}
+			break
+		}
+	}
+	t.pending = append([]byte(nil), buf[cut:]...)
+	if _, err := io.WriteString(t.w, plain.Terminal(string(buf[:cut]))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func (t *terminalWriter) flush() {
+	if len(t.pending) > 0 {
+		io.WriteString(t.w, plain.Terminal(string(t.pending)))
+		t.pending = nil
 	}
 }

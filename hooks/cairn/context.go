@@ -8,15 +8,20 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
+	"github.com/cairn-hooks/cairn/pkg/brief"
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
 	"github.com/cairn-hooks/cairn/pkg/checkpoint/saved"
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/registry"
+	"github.com/cairn-hooks/cairn/pkg/safefile"
+	"github.com/cairn-hooks/cairn/pkg/search"
 )
 
 func init() {
@@ -25,7 +30,7 @@ func init() {
 	register("context", "list", command{"[--all] [--json]",
 		"list the saved contexts of the current branch (--all: of every branch), newest first; # numbers count over all branches", contextList})
 	register("context", "restore", command{"[fragment|number]",
-		"show the newest saved context of any branch, or the one whose name contains fragment, or number N of cairn context list --all", contextRestore})
+		"show the newest saved context of any branch, or the one whose name contains fragment (a checkpoint id from cairn search), or number N of cairn context list --all; another item's id from cairn search shows that item", contextRestore})
 }
 
 // The seed's rules and sentences (seed 002).
@@ -71,6 +76,10 @@ func contextSession(c *CLI, root string) (registry.Registry, string) {
 }
 
 func contextSave(ctx context.Context, c *CLI, args []string) error {
+	// Seed 002's /context-save takes "list [--all]" too: the listing's flags are the listing's.
+	if len(args) > 0 && args[0] == "list" {
+		return contextList(ctx, c, args[1:])
+	}
 	fs := flag.NewFlagSet("context save", flag.ContinueOnError)
 	var sec checkpoint.Sections
 	fs.StringVar(&sec.Summary, "summary", "", "what is being worked on and how far it got")
@@ -84,8 +93,6 @@ func contextSave(ctx context.Context, c *CLI, args []string) error {
 	}
 	title := strings.Join(pos, " ")
 	switch title {
-	case "list":
-		return contextList(ctx, c, nil)
 	case "resume", "restore":
 		return usagef(restoreNotSave)
 	}
@@ -106,7 +113,7 @@ func contextSave(ctx context.Context, c *CLI, args []string) error {
 		}
 	}
 	if sec == (checkpoint.Sections{}) {
-		fmt.Fprintln(c.Stderr, "cairn: warning: no sections given (flags or markdown on stdin); saving the branch and the modified files only")
+		c.Warn("no sections given (flags or markdown on stdin); saving the branch and the modified files only")
 	}
 
 	root, files, err := c.Project()
@@ -117,7 +124,7 @@ func contextSave(ctx context.Context, c *CLI, args []string) error {
 	e := checkpoint.Entry{Title: title, Status: *status, Branch: contextBranch(root), Time: now, Sections: sec}
 	modified, err := checkpoint.ModifiedFiles(ctx, root)
 	if err != nil {
-		fmt.Fprintf(c.Stderr, "cairn: warning: files_modified left empty: %v\n", err)
+		c.Warn("files_modified left empty: %v", err)
 	}
 	e.Files = modified
 	reg, sid := contextSession(c, root)
@@ -231,11 +238,11 @@ func contextList(ctx context.Context, c *CLI, args []string) error {
 	if *all {
 		filter = ""
 	}
-	rows, err := saved.List(root, filter)
-	if err != nil {
-		fmt.Fprintf(c.Stderr, "cairn: warning: %v\n", err)
-	}
 	if *asJSON {
+		rows, err := saved.List(root, filter) // files_modified and timestamp: every file is read
+		if err != nil {
+			c.Warn("%v", err)
+		}
 		type row struct {
 			N         int      `json:"n"`
 			File      string   `json:"file"`
@@ -243,6 +250,7 @@ func contextList(ctx context.Context, c *CLI, args []string) error {
 			Title     string   `json:"title"`
 			Branch    string   `json:"branch"`
 			Status    string   `json:"status"`
+			Kind      string   `json:"kind"`
 			Timestamp string   `json:"timestamp,omitempty"`
 			Files     []string `json:"files_modified"`
 		}
@@ -252,11 +260,15 @@ func contextList(ctx context.Context, c *CLI, args []string) error {
 			if files == nil {
 				files = []string{}
 			}
-			out = append(out, row{r.N, relTo(root, r.Path), r.Saved.Format("2006-01-02"), r.Title, r.Branch, r.Status, r.Timestamp, files})
+			out = append(out, row{r.N, relTo(root, r.Path), r.Saved.Format("2006-01-02"), r.Title, r.Branch, r.Status, r.Kind, r.Timestamp, files})
 		}
 		b, _ := json.MarshalIndent(out, "", "  ")
 		fmt.Fprintf(c.Stdout, "%s\n", b)
 		return nil
+	}
+	rows, err := listIndexed(ctx, c, root, filter)
+	if err != nil {
+		c.Warn("%v", err)
 	}
 	if len(rows) == 0 {
 		names, _ := checkpoint.Names(root)
@@ -267,8 +279,10 @@ func contextList(ctx context.Context, c *CLI, args []string) error {
 		fmt.Fprintf(c.Stdout, "No saved contexts on branch %s. %d on other branches: cairn context list --all\n", branch, len(names))
 		return nil
 	}
-	cols := []string{"#", "Date", "Title"}
-	widths := []int{1, 10, 23}
+	// Seed 002's table, with a Kind column: saved (yours), auto (one per compaction) or
+	// handoff (one per session that did work), so that the automatic ones bury nothing.
+	cols := []string{"#", "Date", "Title", "Kind"}
+	widths := []int{1, 10, 23, 7}
 	if *all {
 		cols, widths = append(cols, "Branch"), append(widths, 18)
 	}
@@ -279,7 +293,7 @@ func contextList(ctx context.Context, c *CLI, args []string) error {
 		if status == "" {
 			status = "unknown"
 		}
-		line := []string{fmt.Sprint(r.N), r.Saved.Format("2006-01-02"), r.Title}
+		line := []string{fmt.Sprint(r.N), r.Saved.Format("2006-01-02"), r.Title, r.Kind}
 		if *all {
 			line = append(line, orNone(r.Branch))
 		}
@@ -346,11 +360,24 @@ func contextRestore(ctx context.Context, c *CLI, args []string) error {
 		fmt.Fprintln(c.Stdout, listOnSaveSide)
 		return nil
 	}
+	if search.IsItemID(which) { // an id from cairn search that names no checkpoint
+		return showItem(c, which, false)
+	}
 	root, err := c.Root()
 	if err != nil {
 		return err
 	}
-	sel, err := saved.Select(root, which)
+	// The numbers are the list's: both take the names from the index when there is one.
+	var names []string
+	if cps, ok := indexedCheckpoints(ctx, c, root); ok {
+		names = make([]string, len(cps))
+		for i, cp := range cps {
+			names[i] = cp.Name
+		}
+	} else if names, err = checkpoint.Names(root); err != nil {
+		return err
+	}
+	sel, err := saved.SelectIn(root, names, which)
 	if errors.Is(err, saved.ErrNone) {
 		fmt.Fprintln(c.Stdout, noContextsYet)
 		return nil
@@ -367,7 +394,7 @@ func contextRestore(ctx context.Context, c *CLI, args []string) error {
 	saved := cp.Timestamp
 	switch {
 	case !cp.Time.IsZero():
-		saved = cp.Time.Format("2006-01-02 15:04 -07:00") + " (" + registry.Ago(now, cp.Time) + ")"
+		saved = cp.Time.Format("2006-01-02 15:04 -07:00") + " (" + brief.Ago(now, cp.Time) + ")"
 	case saved == "":
 		saved = cp.Saved.Format("2006-01-02 15:04")
 	}
@@ -383,7 +410,8 @@ func contextRestore(ctx context.Context, c *CLI, args []string) error {
 	if status == "" {
 		status = "unknown"
 	}
-	fmt.Fprintf(w, "Status:      %s\n%s\n", status, ruleLine)
+	fmt.Fprintf(w, "Status:      %s\n", status)
+	fmt.Fprintf(w, "Kind:        %s\n%s\n", kindText(cp.Kind), ruleLine)
 	for _, s := range []struct{ heading, text string }{
 		{"Summary", cp.Summary}, {"Remaining Work", cp.Remaining}, {"Notes", cp.Notes},
 	} {
@@ -407,4 +435,93 @@ func contextRestore(ctx context.Context, c *CLI, args []string) error {
 	}
 	fmt.Fprintf(w, "\nFull file: %s\n", relTo(root, cp.Path))
 	return nil
+}
+
+// kindText says what a checkpoint's kind means, for the RESUMING CONTEXT block.
+func kindText(kind string) string {
+	switch kind {
+	case checkpoint.KindAuto:
+		return "auto (taken by cairn at a compaction)"
+	case checkpoint.KindHandoff:
+		return "handoff (left by cairn when a session ended)"
+	}
+	return "saved (with /context-save)"
+}
+
+// listRow is one row of the table `cairn context list` prints.
+type listRow struct {
+	N                   int // over all branches, newest first, as restore numbers them
+	Saved               time.Time
+	Title, Kind, Branch string
+	Status              string
+}
+
+// listIndexed is the table's rows from the search index, which knows each checkpoint's kind,
+// branch and status without opening the file: `cairn context list` then costs a directory
+// listing and, when nothing changed, a few stat calls, however many checkpoints there are
+// (docs/BENCHMARKS.md). Rows are numbered over checkpoint.Names, as restore numbers them. A
+// checkpoint the index does not hold (it could not be read when indexed) is read from its file;
+// without an index at all, every file is (saved.List). A checkpoint edited in place, which
+// changes no name, shows its new branch or status once the index next looks at every file (at
+// most ten minutes later).
+func listIndexed(ctx context.Context, c *CLI, root, branch string) ([]listRow, error) {
+	fromFiles := func() ([]listRow, error) {
+		ls, err := saved.List(root, branch)
+		rows := make([]listRow, 0, len(ls))
+		for _, r := range ls {
+			rows = append(rows, listRow{r.N, r.Saved, r.Title, r.Kind, r.Branch, r.Status})
+		}
+		return rows, err
+	}
+	cps, ok := indexedCheckpoints(ctx, c, root)
+	if !ok {
+		return fromFiles()
+	}
+	out := make([]listRow, 0, len(cps))
+	var firstErr error
+	for i, cp := range cps {
+		// The name passed checkpoint.IsName, so it has the timestamp prefix; the index dated the
+		// checkpoint from it.
+		r := listRow{N: i + 1, Title: strings.TrimSuffix(cp.Name[len("20060102-150405-"):], ".md")}
+		if cp.Read {
+			r.Saved, r.Kind, r.Branch, r.Status = cp.Time, cp.Kind.String(), cp.Branch, cp.Status
+		} else {
+			loaded, err := saved.Load(root, filepath.Join(checkpoint.Dir(root), cp.Name))
+			if errors.Is(err, safefile.ErrNotRegular) {
+				continue
+			}
+			if err != nil {
+				if firstErr == nil {
+					firstErr = err
+				}
+				continue
+			}
+			r.Saved, r.Kind, r.Branch, r.Status = loaded.Saved, loaded.Kind, loaded.Branch, loaded.Status
+		}
+		if branch == "" || r.Branch == branch {
+			out = append(out, r)
+		}
+	}
+	return out, firstErr
+}
+
+// indexedCheckpoints lists the checkpoints from the search index, newest first, with what the
+// index knows of each: the same names checkpoint.Names reads from the directory, without a
+// directory listing when nothing changed (a listing of thousands of entries costs milliseconds).
+// ok is false when there is no index to ask; a warning says why.
+func indexedCheckpoints(ctx context.Context, c *CLI, root string) (cps []search.Checkpoint, ok bool) {
+	cfg, err := searchConfig(c)
+	if err != nil {
+		return nil, false
+	}
+	ix := search.Open(cfg)
+	defer ix.Close()
+	all, err := ix.Checkpoints(ctx)
+	if err != nil {
+		c.Warn("search index: %v; reading the checkpoints themselves", err)
+		return nil, false
+	}
+	cps = slices.DeleteFunc(all, func(cp search.Checkpoint) bool { return !checkpoint.IsName(cp.Name) })
+	slices.SortFunc(cps, func(a, b search.Checkpoint) int { return strings.Compare(b.Name, a.Name) })
+	return cps, true
 }

@@ -20,3 +20,17 @@ func TestValidStatusMatchesRegexp(t *testing.T) {
 		}
 	}
 }
+
+// What the CLI prints reaches a terminal without raw control sequences, even when a rune or an
+// escape is split between writes.
+func TestTerminalWriter(t *testing.T) {
+	var b strings.Builder
+	tw := &terminalWriter{w: &b}
+	for _, part := range []string{"ok \x1b]52;c;aGk=\x07 é", "\xc2", "\x9b31m\n\ttab"} {
+		tw.Write([]byte(part))
+	}
+	tw.flush()
+	if want := `ok \x1b]52;c;aGk=\x07 é\u009b31m` + "\n\ttab"; b.String() != want {
+		t.Fatalf("%q, want %q", b.String(), want)
+	}
+}

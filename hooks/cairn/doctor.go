@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,16 +11,20 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
 	"github.com/tidwall/gjson"
 
+	"github.com/cairn-hooks/cairn/pkg/buildstamp"
 	"github.com/cairn-hooks/cairn/pkg/parking"
+	"github.com/cairn-hooks/cairn/pkg/plain"
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/registry"
 	"github.com/cairn-hooks/cairn/pkg/runstate"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
+	"github.com/cairn-hooks/cairn/pkg/sessionfile"
 	"github.com/cairn-hooks/cairn/pkg/settings"
 	"github.com/cairn-hooks/cairn/pkg/skills"
 	"github.com/cairn-hooks/cairn/pkg/transcript"
@@ -28,8 +33,8 @@ import (
 )
 
 func init() {
-	topLevel["doctor"] = command{"[--json]",
-		"check the hook wiring, the skills and the state files, and report the hooks' real latency", runDoctor}
+	topLevel["doctor"] = command{"[--json] [--fix [--dry-run]]",
+		"check the hook wiring, the skills, the MCP server, the plugin, the state files and Claude Code's memory index, and report the hooks' real latency; --fix removes pointers to parked items that are gone from Claude Code's memory index", runDoctor}
 }
 
 // Latency report bounds.
@@ -72,10 +77,15 @@ type hookLatency struct {
 type doctor struct {
 	ctx      context.Context
 	root     string
-	config   string // "" when unknown
-	self     string // this cairn executable
+	config   string        // "" when unknown
+	self     string        // this cairn executable
+	plugins  []cairnPlugin // the cairn plugins Claude Code loads here (findPlugins)
+	client   client        // the Claude Code installed here, as far as doctor can tell without running it
 	findings []finding
 	latency  []hookLatency
+
+	fix, dryRun bool            // --fix, --dry-run
+	files       safefile.Writer // what --fix writes through: the project's, or a dry run
 }
 
 func (d *doctor) add(status, check, format string, args ...any) {
@@ -85,30 +95,41 @@ func (d *doctor) add(status, check, format string, args ...any) {
 func runDoctor(ctx context.Context, c *CLI, args []string) error {
 	fl := flag.NewFlagSet("doctor", flag.ContinueOnError)
 	asJSON := fl.Bool("json", false, "print the report as JSON")
+	fix := fl.Bool("fix", false, "repair what doctor can: pointers in Claude Code's memory index to parked-item files that are gone")
+	dryRun := fl.Bool("dry-run", false, "with --fix: print the change as a diff after the report, and write nothing")
 	pos, err := parseInterleaved(fl, args)
 	if err != nil {
 		return err
 	}
-	if len(pos) > 0 {
+	switch {
+	case len(pos) > 0:
 		return usageOf("", "doctor")
+	case *dryRun && !*fix:
+		return usagef("--dry-run goes with --fix; %v", usageOf("", "doctor"))
+	case *dryRun && *asJSON:
+		return usagef("--dry-run prints a diff, which is not JSON; %v", usageOf("", "doctor"))
 	}
-	root, err := c.Root()
+	root, files, err := c.Project()
 	if err != nil {
 		return err
 	}
-	d := &doctor{ctx: ctx, root: root}
-	d.config, _ = project.ConfigDir(c.Env)
-	if self, err := os.Executable(); err == nil {
-		if real, err := filepath.EvalSymlinks(self); err == nil {
-			self = real
-		}
-		d.self = self
+	var planned bytes.Buffer
+	if *dryRun {
+		files = safefile.DryRun{Out: &planned, Roots: []string{root}}
 	}
+	d := &doctor{ctx: ctx, root: root, fix: *fix, dryRun: *dryRun, files: files}
+	d.config, _ = project.ConfigDir(c.Env)
+	d.self, _ = self()
 	d.add(statusOK, "cairn", "version %s at %s; project %s", version.String(), d.self, root)
+	if d.client = doctorClient(c.Env); d.client.known {
+		d.add(statusOK, "client", "%s (%s)", d.client, d.client.from)
+	}
 
 	cli := d.checkHooks()
 	d.checkSkills(cli)
+	d.checkMCP(c)
 	d.checkState(c)
+	d.checkMemoryIndex()
 	d.checkLatency(cli)
 
 	failed := 0
@@ -131,6 +152,10 @@ func runDoctor(ctx context.Context, c *CLI, args []string) error {
 		for _, f := range d.findings {
 			fmt.Fprintf(c.Stdout, "%-4s %s: %s\n", f.Status, f.Check, f.Detail)
 		}
+		if planned.Len() > 0 {
+			// The index is Claude Code's file, and may hold anything a terminal would obey.
+			fmt.Fprintf(c.Stdout, "\n%s", plain.Terminal(planned.String()))
+		}
 	}
 	if failed > 0 {
 		return fmt.Errorf("doctor found %d problem(s)", failed)
@@ -143,6 +168,42 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
+}
+
+// expandProjectDir expands $CLAUDE_PROJECT_DIR at the start of a command's path, as Claude Code
+// does, to the project root.
+func expandProjectDir(p, root string) string {
+	for _, v := range []string{"$CLAUDE_PROJECT_DIR", "${CLAUDE_PROJECT_DIR}"} {
+		if rest, ok := strings.CutPrefix(p, v+"/"); ok {
+			return filepath.ToSlash(filepath.Join(root, rest))
+		}
+	}
+	return p
+}
+
+// installedVersion reads the version of the hook binary name at path without running it
+// (buildstamp.Of): doctor reads what a settings file names, and a settings file can come with a
+// cloned repository. It must be cairn's binary of that name, executable.
+func installedVersion(path, name string) (string, error) {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", fmt.Errorf("%s is missing", path)
+	case err != nil:
+		return "", err
+	case !fi.Mode().IsRegular():
+		return "", fmt.Errorf("%s is not a regular file", path)
+	case runtime.GOOS != "windows" && fi.Mode().Perm()&0o111 == 0:
+		return "", fmt.Errorf("%s is not executable", path)
+	}
+	v, pkg, err := buildstamp.Of(path)
+	if err != nil {
+		return "", err
+	}
+	if want := "github.com/cairn-hooks/cairn/hooks/" + name; pkg != want {
+		return "", fmt.Errorf("%s was built from %s, not cairn's %s", path, pkg, want)
+	}
+	return v, nil
 }
 
 // settingsFiles are the settings files whose hooks Claude Code merges for this project, from the
@@ -160,7 +221,7 @@ func (d *doctor) settingsFiles() []string {
 // owner recognises cairn's entries: binaries next to this cairn, or in any cairn/bin.
 func (d *doctor) owner() settings.Owner {
 	if d.self == "" {
-		return settings.Owner{}
+		return settings.Owner{Hooks: hookNames()}
 	}
 	return owner(filepath.Dir(d.self))
 }
@@ -178,7 +239,7 @@ func (d *doctor) checkHooks() (cli string) {
 	var mine []wired
 	read := 0
 	for _, path := range d.settingsFiles() {
-		data, err := os.ReadFile(path)
+		data, _, err := safefile.ReadLoose(path, maxConfig)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -195,15 +256,26 @@ func (d *doctor) checkHooks() (cli string) {
 		}
 		n := 0
 		for _, e := range es {
-			if e.Cairn {
+			if e.Cairn || d.runsCairnHook(e) {
 				mine = append(mine, wired{path, e})
 				n++
 			}
 		}
 		d.add(statusOK, "settings", "%s: valid, %d of cairn's hook entries", path, n)
 	}
-	if read == 0 {
+	d.plugins = d.findPlugins()
+	if read == 0 && len(d.plugins) == 0 {
 		d.add(statusFail, "settings", "no settings file found (%s): run cairn install", strings.Join(d.settingsFiles(), ", "))
+	}
+	for _, p := range d.plugins {
+		switch {
+		case p.root == "":
+			d.add(statusFail, "plugin", "%s: its directory is not found in %s: reinstall it with claude plugin install %s", p, filepath.Join(d.config, "plugins"), p.id)
+		case len(p.hooks) == 0:
+			d.add(statusFail, "plugin", "%s at %s wires none of cairn's hooks: rebuild it with cairn plugin build", p, p.root)
+		default:
+			d.add(statusOK, "plugin", "%s at %s", p, p.root)
+		}
 	}
 	cli = d.self
 	for _, spec := range hookSpecs {
@@ -213,13 +285,40 @@ func (d *doctor) checkHooks() (cli string) {
 				here = append(here, w)
 			}
 		}
+		var fromPlugins []cairnPlugin
+		for _, p := range d.plugins {
+			if _, ok := p.hooks[spec.event]; ok {
+				fromPlugins = append(fromPlugins, p)
+			}
+		}
 		check := "hook " + spec.event
-		switch len(here) {
-		case 0:
+		switch {
+		case len(here)+len(fromPlugins) == 0:
 			d.add(statusFail, check, "not wired: run cairn install")
 			continue
-		case 1:
-		default:
+		case len(fromPlugins) > 0 && len(here) > 0:
+			// A plugin's hooks and a settings file's are not deduplicated: both run
+			// (reference §2.5; e2e/FINDINGS.md §l). Keep the plugin, which carries the MCP server and
+			// updates with claude plugin update: the settings entries go.
+			var where []string
+			for _, w := range here {
+				where = append(where, w.Executable()+" in "+w.file+" (remove it: "+d.uninstallAdvice(w.file, w.Executable())+")")
+			}
+			d.add(statusFail, check, "wired %d times, by the %s and in settings: %s: each would run on every event; keep one, the plugin: remove the settings install",
+				len(here)+len(fromPlugins), fromPlugins[0], strings.Join(where, "; "))
+			continue
+		case len(fromPlugins) > 1:
+			var ids []string
+			for _, p := range fromPlugins {
+				ids = append(ids, p.id)
+			}
+			d.add(statusFail, check, "wired %d times, by the plugins %s: each would run on every event; disable all but one with claude plugin disable <id>",
+				len(fromPlugins), strings.Join(ids, ", "))
+			continue
+		case len(fromPlugins) == 1:
+			cli = d.checkPluginHook(check, spec, fromPlugins[0])
+			continue
+		case len(here) > 1:
 			var where []string
 			for _, w := range here {
 				where = append(where, w.Executable()+" in "+w.file)
@@ -234,7 +333,7 @@ func (d *doctor) checkHooks() (cli string) {
 			d.add(statusFail, check, "runs %s, which is cairn's %s hook, not %s: run cairn install", prog, name, spec.binary)
 			continue
 		}
-		v, err := binaryVersion(d.ctx, filepath.FromSlash(prog), spec.binary)
+		v, err := installedVersion(filepath.FromSlash(expandProjectDir(prog, d.root)), spec.binary)
 		if err != nil {
 			d.add(statusFail, check, "%v (wired in %s): a hook that cannot start is silently skipped; reinstall with install.sh", err, w.file)
 			continue
@@ -244,6 +343,12 @@ func (d *doctor) checkHooks() (cli string) {
 			continue
 		}
 		cli = filepath.Join(filepath.Dir(filepath.FromSlash(prog)), settings.CLIName+exe())
+		cl := d.client
+		if w.Exec && cl.known && !cl.execForm() && needsQuoting(prog) {
+			d.add(statusFail, check, "%s in %s is in exec form, but %s runs every hook command through /bin/sh (exec form needs %s), which cannot run this path unquoted: the hook cannot start; run cairn install to rewrite it in shell form",
+				prog, w.file, cl, execFormSince)
+			continue
+		}
 		form := "exec form"
 		if !w.Exec {
 			form = "shell form"
@@ -256,6 +361,10 @@ func (d *doctor) checkHooks() (cli string) {
 		switch {
 		case w.Matcher != "" && w.Matcher != "*":
 			d.add(statusWarn, check, "matcher %q: cairn's hooks gate themselves and a matcher can make Claude Code skip them; run cairn install to clear it", w.Matcher)
+		case !w.Exec && cl.known && !cl.execForm():
+			// The form this client needs.
+		case !w.Exec && cl.known:
+			d.add(statusWarn, check, "shell form: the command goes through a shell, but %s spawns hooks directly in exec form; run cairn install to rewrite it", cl)
 		case !w.Exec:
 			d.add(statusWarn, check, "shell form: the command goes through a shell; run cairn install to write it in exec form")
 		case spec.event == "SessionEnd" && w.Timeout == 0:
@@ -268,6 +377,34 @@ func (d *doctor) checkHooks() (cli string) {
 		}
 	}
 	return cli
+}
+
+// checkPluginHook checks the one hook binary a plugin wires for spec: there, cairn's, of this
+// cairn's version, and startable by the client found. It returns the cairn CLI beside it.
+func (d *doctor) checkPluginHook(check string, spec hookSpec, p cairnPlugin) (cli string) {
+	h := p.hooks[spec.event]
+	path := h.path
+	v, err := installedVersion(path, spec.binary)
+	if err != nil {
+		d.add(statusFail, check, "%v (%s): a hook that cannot start is silently skipped; rebuild the plugin with cairn plugin build and reinstall it", err, p)
+		return d.self
+	}
+	if v != version.String() {
+		d.add(statusFail, check, "%s is version %s but this cairn is %s: run the plugin's own %s doctor, or update the plugin",
+			path, v, version.String(), filepath.Join(p.root, pluginBin, settings.CLIName+exeSuffix(p.goos)))
+		return d.self
+	}
+	if cl := d.client; cl.known && !cl.execForm() && needsQuoting(filepath.ToSlash(p.root)) {
+		d.add(statusFail, check, "%s runs every hook command through /bin/sh (exec form needs %s), which cannot run %s unquoted: the hooks of the %s cannot start; install the plugin where its path needs no quoting, or use cairn install",
+			cl, execFormSince, filepath.ToSlash(path), p)
+		return d.self
+	}
+	timeout := "no timeout"
+	if h.timeout > 0 {
+		timeout = fmt.Sprintf("timeout %g s", h.timeout)
+	}
+	d.add(statusOK, check, "%s (%s, exec form, %s) from the %s", path, v, timeout, p)
+	return filepath.Join(p.root, pluginBin, settings.CLIName+exeSuffix(p.goos))
 }
 
 // checkSkills checks that each skill Claude Code will use is cairn's and current: the personal
@@ -284,12 +421,16 @@ func (d *doctor) checkSkills(cli string) {
 		var data []byte
 		for _, dir := range dirs {
 			p := filepath.Join(dir, name, "SKILL.md")
-			if b, err := os.ReadFile(p); err == nil {
+			if b, _, err := safefile.ReadLoose(p, maxConfig); err == nil {
 				path, data = p, b
 				break
 			}
 		}
-		want, err := skills.Render(name, filepath.ToSlash(cli))
+		if p := d.skillPlugin(); p != nil {
+			d.checkPluginSkill(check, name, *p, path, data)
+			continue
+		}
+		want, err := skills.Render(name, filepath.ToSlash(cli), skills.ToolsInstalled)
 		switch {
 		case err != nil:
 			d.add(statusFail, check, "%v", err)
@@ -302,6 +443,68 @@ func (d *doctor) checkSkills(cli string) {
 		default:
 			d.add(statusOK, check, "%s", path)
 		}
+	}
+}
+
+// runsCairnHook reports whether a settings entry that Owner does not recognise by its path runs
+// one of cairn's hook binaries all the same, by what the binary's build information says (read,
+// not run): a settings install from a bin directory this cairn does not know, such as go
+// install's, beside a plugin.
+func (d *doctor) runsCairnHook(e settings.Entry) bool {
+	prog := expandProjectDir(e.Executable(), d.root)
+	name := strings.TrimSuffix(filepath.Base(filepath.FromSlash(prog)), ".exe")
+	if !slices.Contains(hookNames(), name) || !filepath.IsAbs(filepath.FromSlash(prog)) {
+		return false
+	}
+	_, err := installedVersion(filepath.FromSlash(prog), name)
+	return err == nil
+}
+
+// skillAdvice says how to remove the skill a settings install put at path
+// (<dir>/skills/<name>/SKILL.md): the uninstall of that install's settings file.
+func (d *doctor) skillAdvice(path string) string {
+	file := filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(path))), "settings.json")
+	cli := d.self
+	if data, _, err := safefile.ReadLoose(file, maxConfig); err == nil {
+		if es, err := settings.Entries(data, d.owner()); err == nil {
+			for _, e := range es {
+				if e.Cairn || d.runsCairnHook(e) {
+					return d.uninstallAdvice(file, e.Executable())
+				}
+			}
+		}
+	}
+	return d.uninstallAdvice(file, filepath.ToSlash(cli))
+}
+
+// skillPlugin is the plugin whose skills Claude Code offers: the first found with a directory.
+func (d *doctor) skillPlugin() *cairnPlugin {
+	for i, p := range d.plugins {
+		if p.root != "" {
+			return &d.plugins[i]
+		}
+	}
+	return nil
+}
+
+// checkPluginSkill checks skill name of plugin p, which Claude Code offers as /cairn:<name>,
+// and warns when a settings install's copy (at path, holding data) is offered beside it.
+func (d *doctor) checkPluginSkill(check, name string, p cairnPlugin, path string, data []byte) {
+	pp := filepath.Join(p.root, "skills", name, "SKILL.md")
+	got, _, err := safefile.ReadLoose(pp, maxConfig)
+	want, rerr := skills.Render(name, settings.CLIName, skills.ToolsPlugin)
+	switch {
+	case rerr != nil:
+		d.add(statusFail, check, "%v", rerr)
+	case err != nil:
+		d.add(statusWarn, check, "the %s has no %s: rebuild it with cairn plugin build", p, pp)
+	case string(got) != string(want):
+		d.add(statusWarn, check, "%s is from another cairn version: update the plugin", pp)
+	case path != "" && skills.IsCairn(data):
+		d.add(statusWarn, check, "/%s:%s comes from the %s, and cairn's /%s is installed in %s too: Claude Code offers both; remove the settings install (%s)",
+			pluginName, name, p, name, path, d.skillAdvice(path))
+	default:
+		d.add(statusOK, check, "/%s:%s from the %s", pluginName, name, p)
 	}
 }
 
@@ -324,7 +527,7 @@ func (d *doctor) checkState(c *CLI) {
 				stale++
 			}
 		}
-		detail := fmt.Sprintf("%d open (%d stale, %d past %d days) in %s", len(items), stale, expired, parking.ExpireDays, parking.ContextPath(d.root))
+		detail := fmt.Sprintf("%d open (%d stale, %d past %d days) in %s", len(items), stale, expired, parking.ExpireDays, sessionfile.Path(d.root))
 		switch {
 		case len(items) >= parking.MaxOpen:
 			d.add(statusWarn, "parked items", "%s: nothing more is parked until some are archived (/session archive)", detail)
@@ -356,7 +559,7 @@ func (d *doctor) checkState(c *CLI) {
 		d.add(statusFail, "run", "%v: fix it or end the run with cairn run end", err)
 		return
 	}
-	data, err := os.ReadFile(r.StatePath())
+	data, _, err := safefile.ReadFile(d.root, r.StatePath(), maxConfig)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		d.add(statusWarn, "run", "%s/state.json is missing: cairn run set creates it", r.Rel)
@@ -365,7 +568,7 @@ func (d *doctor) checkState(c *CLI) {
 	default:
 		d.checkStateJSON(r, data)
 	}
-	mem, err := os.ReadFile(r.MemoryPath())
+	mem, _, err := safefile.ReadFile(d.root, r.MemoryPath(), maxConfig)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		d.add(statusWarn, "run", "%s/MEMORY.md is missing: the next PreCompact creates it", r.Rel)
@@ -425,6 +628,19 @@ func (d *doctor) checkLatency(cli string) {
 	if d.self != "" {
 		own.BinDirs = append(own.BinDirs, filepath.ToSlash(filepath.Dir(d.self)))
 	}
+	for _, p := range d.plugins {
+		if p.root != "" {
+			own.BinDirs = append(own.BinDirs, filepath.ToSlash(filepath.Join(p.root, pluginBin)))
+		}
+	}
+	ownsPluginCommand := func(cmd string) bool {
+		for _, name := range hookNames() {
+			if len(d.plugins) > 0 && isPluginHookCommand(cmd, name) {
+				return true
+			}
+		}
+		return false
+	}
 	byEvent := map[string][]transcript.HookRun{}
 	for _, p := range paths {
 		runs, err := transcript.HookRuns(p, transcriptMaxBytes)
@@ -435,7 +651,7 @@ func (d *doctor) checkLatency(cli string) {
 		for _, r := range runs {
 			// Claude Code records an exec-form command as the command and its args joined by
 			// spaces; cairn's have no args, so the command is the path, spaces and all.
-			if own.OwnsCommand(r.Command, true) || own.OwnsCommand(r.Command, false) {
+			if own.OwnsCommand(r.Command, true) || own.OwnsCommand(r.Command, false) || ownsPluginCommand(r.Command) {
 				byEvent[r.Event] = append(byEvent[r.Event], r)
 			}
 		}

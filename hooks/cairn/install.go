@@ -24,10 +24,10 @@ import (
 )
 
 func init() {
-	topLevel["install"] = command{"[--user | --project DIR] [--bin DIR] [--dry-run] [--allow-bash]",
-		"wire cairn's hooks into Claude Code's settings.json and install its skills", runInstall}
+	topLevel["install"] = command{"[--user | --project DIR] [--bin DIR] [--dry-run] [--allow-bash] [--claude-version V]",
+		"wire cairn's hooks into Claude Code's settings.json, install its skills and register its MCP server (.mcp.json, approved in .claude/settings.local.json; at user scope ~/.claude.json)", runInstall}
 	topLevel["uninstall"] = command{"[--user | --project DIR] [--bin DIR] [--dry-run]",
-		"remove cairn's hooks, permission rule and skills; user data stays", runUninstall}
+		"remove cairn's hooks, permission rules, skills and MCP server entry; user data stays", runUninstall}
 }
 
 // hookSpec is how one hook binary is registered.
@@ -48,23 +48,64 @@ var hookSpecs = []hookSpec{
 	// May scan a large transcript; it writes files and prints nothing, so a generous bound costs
 	// nothing and a cut would lose a checkpoint.
 	{"PreCompact", "precompact", 30},
+	// Rewrites one checkpoint; only when PreCompact was missed does it scan the transcript as
+	// PreCompact would, hence the same bound. Its output is discarded or shown to the user.
+	{"PostCompact", "postcompact", 30},
 	// All SessionEnd hooks share a 1.5 s budget unless a settings-file timeout raises it (to the
 	// largest, at most 60 s): 5 s lets the TTL clean-up finish (reference §2.4).
 	{"SessionEnd", "sessionend", 5},
 }
 
+// hookNames are the binaries of hookSpecs, in order.
+func hookNames() []string {
+	var out []string
+	for _, h := range hookSpecs {
+		out = append(out, h.binary)
+	}
+	return out
+}
+
 // exe is the suffix of executables on this platform.
-func exe() string {
-	if runtime.GOOS == "windows" {
+func exe() string { return exeSuffix(runtime.GOOS) }
+
+// exeSuffix is the suffix of executables on goos: Windows finds a program by its ".exe", and
+// Claude Code's exec form needs a real .exe there (reference §2.5).
+func exeSuffix(goos string) string {
+	if goos == "windows" {
 		return ".exe"
 	}
 	return ""
 }
 
-// hookCommand is the "command" of a hook handler: the absolute path with forward slashes, which
-// Claude Code spawns directly in exec form on every platform (reference §6 #7).
-func hookCommand(bin, binary string) string {
-	return filepath.ToSlash(filepath.Join(bin, binary+exe()))
+// hookCommand is the path of a hook binary as a hook handler's "command" names it on goos: bin
+// (absolute) and the binary's file name, with forward slashes, which Claude Code spawns
+// directly in exec form on every platform (reference §6 #7: Git Bash eats backslashes). It
+// takes goos rather than reading runtime.GOOS so that Windows paths are tested on any machine:
+// a Windows bin directory ("C:\Users\me\cairn\bin", "\\host\share\bin") is spelt with
+// "/" however the host's filepath would spell it, and is not cleaned, which would turn a UNC
+// share's leading "//" into "/".
+func hookCommand(goos, bin, binary string) string {
+	if goos == "windows" {
+		bin = strings.ReplaceAll(bin, `\`, "/")
+	} else {
+		bin = filepath.ToSlash(bin)
+	}
+	return strings.TrimRight(bin, "/") + "/" + binary + exeSuffix(goos)
+}
+
+// hookPlan is the hook handlers install wires, one per hookSpecs row, for binaries in bin on
+// goos and the client cl: exec form, or for a client older than exec form, shell form with the
+// path quoted.
+func hookPlan(goos, bin string, cl client) []settings.Hook {
+	var hs []settings.Hook
+	for _, h := range hookSpecs {
+		hook := settings.Hook{Event: h.event, Command: hookCommand(goos, bin, h.binary), Timeout: h.timeout}
+		if !cl.execForm() {
+			hook.Command, hook.Shell = shellCommand(hook.Command), true
+		}
+		hs = append(hs, hook)
+	}
+	return hs
 }
 
 // scope is where an install goes: a project's .claude/ or the user's Claude config directory.
@@ -161,24 +202,34 @@ func (f installFlags) binDir(c *CLI) (string, error) {
 		}
 		return filepath.Join(c.Cwd, f.bin), nil
 	}
-	self, err := os.Executable()
+	self, err := self()
 	if err != nil {
 		return "", fmt.Errorf("finding this executable: %w; pass --bin DIR", err)
-	}
-	if real, err := filepath.EvalSymlinks(self); err == nil {
-		self = real
 	}
 	return filepath.Dir(self), nil
 }
 
+// self is this cairn executable with symlinks resolved: ~/.local/bin/cairn may be a link into
+// the bin directory, where the other binaries are.
+func self() (string, error) {
+	p, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		p = real
+	}
+	return p, nil
+}
+
 // owner recognises cairn's entries: those running binaries from bin, or from any cairn/bin.
 func owner(bin string) settings.Owner {
-	return settings.Owner{BinDirs: []string{filepath.ToSlash(bin)}}
+	return settings.Owner{BinDirs: []string{filepath.ToSlash(bin)}, Hooks: hookNames()}
 }
 
 // files is what install and uninstall write with: configFiles, or safefile.DryRun.
 type files interface {
-	Update(path string, perm fs.FileMode, fn func(old []byte, exists bool) ([]byte, error)) (bool, error)
+	Update(path string, perm fs.FileMode, edit safefile.Edit, opts ...safefile.Option) (bool, error)
 	Remove(path string) error
 }
 
@@ -188,68 +239,85 @@ type files interface {
 // scope), and the other writer of these files, Claude Code, takes no lock of cairn's anyway.
 type configFiles struct{ roots []string }
 
-func (f configFiles) confine(path string) (string, error) {
+// root returns the tree path lies in.
+func (f configFiles) root(path string) (string, error) {
 	var first error
 	for _, r := range f.roots {
-		p, err := project.Confine(r, path)
-		if err == nil {
-			return p, nil
-		}
-		if first == nil {
+		if _, err := safefile.Confine(r, path); err == nil {
+			return r, nil
+		} else if first == nil {
 			first = err
 		}
 	}
 	return "", first
 }
 
-// Update replaces path with what fn returns, keeping the file's mode; the same bytes, or
+// maxConfig bounds a settings file or a skill read for an edit, and maxClaudeJSON bounds
+// ~/.claude.json, which Claude Code grows with every project it opens.
+const (
+	maxConfig     = 4 << 20
+	maxClaudeJSON = 32 << 20
+)
+
+// configLimit is the bound for reading the config file at path.
+func configLimit(path string) int64 {
+	if filepath.Base(path) == ".claude.json" {
+		return maxClaudeJSON
+	}
+	return maxConfig
+}
+
+// Update replaces path with what edit returns, keeping the file's mode; the same bytes, or
 // safefile.ErrNoChange, leave it untouched. A symlink or a non-regular file is refused.
-func (f configFiles) Update(path string, perm fs.FileMode, fn func(old []byte, exists bool) ([]byte, error)) (bool, error) {
-	path, err := f.confine(path)
+func (f configFiles) Update(path string, perm fs.FileMode, edit safefile.Edit, _ ...safefile.Option) (bool, error) {
+	root, err := f.root(path)
 	if err != nil {
 		return false, err
 	}
-	fi, err := os.Lstat(path)
-	exists := err == nil
-	switch {
-	case exists && fi.Mode()&fs.ModeSymlink != 0:
-		return false, fmt.Errorf("%s is a symlink: refusing to write through it; replace the link with a copy of its file, or wire the hooks into that file by hand", path)
-	case exists && !fi.Mode().IsRegular():
-		return false, fmt.Errorf("%s is not a regular file", path)
-	case exists:
-		perm = fi.Mode().Perm()
-	case !errors.Is(err, fs.ErrNotExist):
+	fi, exists, err := writable(path)
+	if err != nil {
 		return false, err
+	}
+	if exists {
+		perm = fi.Mode().Perm()
 	}
 	var old []byte
 	if exists {
-		if old, err = os.ReadFile(path); err != nil {
+		if old, _, err = safefile.ReadFile(root, path, configLimit(path)); err != nil {
 			return false, err
 		}
 	}
-	next, err := fn(old, exists)
+	next, err := edit(old, exists)
 	if errors.Is(err, safefile.ErrNoChange) || err == nil && exists && bytes.Equal(old, next) {
 		return false, nil
 	}
 	if err != nil {
 		return false, err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return false, err
-	}
-	return true, safefile.WriteAtomic(path, next, perm)
+	return true, safefile.WriteAtomic(root, path, next, perm)
 }
 
-// Remove deletes path; a missing file is not an error.
+// writable checks that install may replace path: missing, or a regular file, not a symlink.
+// Install checks every file it will write before it writes any, so that a refusal leaves every
+// file as it was.
+func writable(path string) (fs.FileInfo, bool, error) {
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, false, nil
+	case err != nil:
+		return nil, false, err
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return nil, false, fmt.Errorf("%s is a symlink: refusing to write through it; replace the link with a copy of its file, or wire the hooks into that file by hand", path)
+	case !fi.Mode().IsRegular():
+		return nil, false, fmt.Errorf("%s is not a regular file", path)
+	}
+	return fi, true, nil
+}
+
+// Remove deletes path; a missing file is not an error. Removing takes no lock.
 func (f configFiles) Remove(path string) error {
-	path, err := f.confine(path)
-	if err != nil {
-		return err
-	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	return nil
+	return safefile.Disk{Roots: f.roots}.Remove(path)
 }
 
 func (s scope) writer(c *CLI, dryRun bool) files {
@@ -262,8 +330,11 @@ func (s scope) writer(c *CLI, dryRun bool) files {
 // readSettings reads a settings file for a change: missing reads as nil, and unless the change is
 // a dry run, a file without any write permission is refused, even for root (who could write it
 // anyway): a read-only settings.json is how a person says it is not to be edited by tools.
+// A project's settings come with the repository, so they are read as any file of it is, without
+// blocking, regular files only, at most maxConfig bytes: a FIFO there would stall the install,
+// /dev/zero or a file of gigabytes fill its memory.
 func readSettings(path string, dryRun bool) ([]byte, error) {
-	fi, err := os.Stat(path)
+	data, fi, err := readConfig(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -273,7 +344,14 @@ func readSettings(path string, dryRun bool) ([]byte, error) {
 	if !dryRun && fi.Mode().Perm()&0o222 == 0 {
 		return nil, fmt.Errorf("%s is read-only (mode %04o): nothing was changed; make it writable, or make the change by hand (--dry-run prints it)", path, fi.Mode().Perm())
 	}
-	return os.ReadFile(path)
+	return data, nil
+}
+
+// readConfig reads a settings file or a skill, following a link as Claude Code does (a
+// dotfiles manager links ~/.claude/settings.json), without blocking, regular files only, at
+// most configLimit bytes.
+func readConfig(path string) ([]byte, fs.FileInfo, error) {
+	return safefile.ReadLoose(path, configLimit(path))
 }
 
 func settingsError(path string, err error) error {
@@ -290,6 +368,7 @@ func runInstall(ctx context.Context, c *CLI, args []string) error {
 	f.define(fl)
 	var allow optBool
 	fl.Var(&allow, "allow-bash", "add a permission rule that lets Claude run the cairn CLI without asking")
+	claudeVersion := fl.String("claude-version", "", "wire for this Claude Code release (default: $"+clientVersionEnv+", else what claude --version on PATH says)")
 	pos, err := parseInterleaved(fl, args)
 	if err != nil {
 		return err
@@ -321,6 +400,10 @@ func runInstall(ctx context.Context, c *CLI, args []string) error {
 	if err := selfTest(ctx, tested); err != nil {
 		return err
 	}
+	cl, err := installClient(ctx, c, *claudeVersion)
+	if err != nil {
+		return err
+	}
 	cli := filepath.Join(bin, settings.CLIName+exe())
 	p := settings.Plan{Rule: "Bash(" + filepath.ToSlash(cli) + ":*)"}
 	switch {
@@ -329,15 +412,20 @@ func runInstall(ctx context.Context, c *CLI, args []string) error {
 	case allow.set:
 		p.RuleMode = settings.RemoveRule
 	}
-	for _, h := range hookSpecs {
-		p.Hooks = append(p.Hooks, settings.Hook{Event: h.event, Command: hookCommand(bin, h.binary), Timeout: h.timeout})
-	}
+	p.Hooks = hookPlan(runtime.GOOS, bin, cl)
 	own := owner(bin)
 
 	// Check everything before writing anything, so a refusal leaves every file as it was.
 	old, err := readSettings(s.settings, f.dryRun)
 	if err != nil {
 		return err
+	}
+	mp, err := planMCP(c, s, cli, own, allow, old, f.dryRun)
+	if err != nil {
+		return err
+	}
+	if s.user {
+		p.MCPRules = mp.rules
 	}
 	if _, err := settings.Install(old, p, own); err != nil {
 		return settingsError(s.settings, err)
@@ -349,17 +437,31 @@ func runInstall(ctx context.Context, c *CLI, args []string) error {
 	}
 	var sks []skillFile
 	for _, name := range skills.Names {
-		data, err := skills.Render(name, filepath.ToSlash(cli))
+		data, err := skills.Render(name, filepath.ToSlash(cli), skills.ToolsInstalled)
 		if err != nil {
 			return err
 		}
 		path := filepath.Join(s.skills, name, "SKILL.md")
-		cur, err := os.ReadFile(path)
+		cur, _, err := readConfig(path)
 		skip := err == nil && !skills.IsCairn(cur)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 		sks = append(sks, skillFile{name, path, data, skip})
+	}
+
+	// Every file written is checked first: a link or a FIFO found at the last one would otherwise
+	// refuse the install after the others were written.
+	targets := []string{s.settings, mp.server, mp.approval}
+	for _, sk := range sks {
+		if !sk.skip {
+			targets = append(targets, sk.path)
+		}
+	}
+	for _, t := range targets {
+		if _, _, err := writable(t); t != "" && err != nil {
+			return err
+		}
 	}
 
 	w := s.writer(c, f.dryRun)
@@ -370,12 +472,18 @@ func runInstall(ctx context.Context, c *CLI, args []string) error {
 	if err != nil {
 		return settingsError(s.settings, err)
 	}
+	switch {
+	case cl.known && cl.execForm():
+		fmt.Fprintf(c.Stdout, "client: %s (%s): hooks in exec form\n", cl, cl.from)
+	case cl.known:
+		fmt.Fprintf(c.Stdout, "client: %s (%s) runs hook commands through /bin/sh and ignores args (exec form needs %s): hooks in shell form, each path quoted\n", cl, cl.from, execFormSince)
+	}
 	if !f.dryRun {
 		fmt.Fprintf(c.Stdout, "hooks: %s %s\n", outcome(changed, existed), s.settings)
 	}
 	for _, sk := range sks {
 		if sk.skip {
-			fmt.Fprintf(c.Stderr, "cairn: warning: %s was not written by cairn and is left as it is; move it away and run cairn install again to install cairn's /%s\n", sk.path, sk.name)
+			c.Warn("%s was not written by cairn and is left as it is; move it away and run cairn install again to install cairn's /%s", sk.path, sk.name)
 			continue
 		}
 		existed := fileExists(sk.path)
@@ -391,6 +499,9 @@ func runInstall(ctx context.Context, c *CLI, args []string) error {
 		if !f.dryRun {
 			fmt.Fprintf(c.Stdout, "skill %s: %s %s\n", sk.name, outcome(changed, existed), sk.path)
 		}
+	}
+	if err := mp.wire(c, s, own, f.dryRun); err != nil {
+		return err
 	}
 	warnOtherScope(c, s, own)
 	if f.dryRun {
@@ -432,7 +543,7 @@ func warnOtherScope(c *CLI, s scope, own settings.Owner) {
 		others = append(others, filepath.Join(s.root, ".claude", "settings.local.json"))
 	}
 	for _, o := range others {
-		data, err := os.ReadFile(o)
+		data, _, err := readConfig(o)
 		if err != nil {
 			continue
 		}
@@ -442,7 +553,8 @@ func warnOtherScope(c *CLI, s scope, own settings.Owner) {
 		}
 		for _, e := range es {
 			if e.Cairn {
-				fmt.Fprintf(c.Stderr, "cairn: warning: %s wires cairn's hooks too, so each would run twice\ncairn: hint: remove one copy with cairn uninstall (--user or --project DIR)\n", o)
+				c.Warn("%s wires cairn's hooks too, so each would run twice", o)
+				c.Hint("remove one copy with cairn uninstall (--user or --project DIR)")
 				break
 			}
 		}
@@ -453,14 +565,14 @@ func warnOtherScope(c *CLI, s scope, own settings.Owner) {
 // this cairn's version.
 func selfTest(ctx context.Context, bin string) error {
 	want := version.String()
-	for _, name := range slices.Concat(settings.HookNames, []string{settings.CLIName}) {
+	for _, name := range slices.Concat(hookNames(), []string{settings.CLIName, mcpName}) {
 		path := filepath.Join(bin, name+exe())
 		got, err := binaryVersion(ctx, path, name)
 		if err != nil {
-			return fmt.Errorf("%w\ncairn: hint: build and install every binary with install.sh, or pass --bin DIR", err)
+			return withHint(err, "build and install every binary with install.sh, or pass --bin DIR")
 		}
 		if got != want {
-			return fmt.Errorf("%s is version %s but this cairn is %s\ncairn: hint: install every binary from one build with install.sh", path, got, want)
+			return withHint(fmt.Errorf("%s is version %s but this cairn is %s", path, got, want), "install every binary from one build with install.sh")
 		}
 	}
 	return nil
@@ -556,7 +668,7 @@ func runUninstall(ctx context.Context, c *CLI, args []string) error {
 	gone := map[string]bool{}
 	for _, name := range skills.Names {
 		path := filepath.Join(s.skills, name, "SKILL.md")
-		data, err := os.ReadFile(path)
+		data, _, err := readConfig(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -564,7 +676,7 @@ func runUninstall(ctx context.Context, c *CLI, args []string) error {
 			return err
 		}
 		if !skills.IsCairn(data) {
-			fmt.Fprintf(c.Stderr, "cairn: warning: %s was not written by cairn and is left as it is\n", path)
+			c.Warn("%s was not written by cairn and is left as it is", path)
 			continue
 		}
 		if err := w.Remove(path); err != nil {
@@ -580,6 +692,9 @@ func runUninstall(ctx context.Context, c *CLI, args []string) error {
 	}
 	if len(gone) > 0 {
 		removeEmptyDir(c, s.skills, gone, f.dryRun)
+	}
+	if err := unwireMCP(c, s, own, f.dryRun); err != nil {
+		return err
 	}
 	if f.dryRun {
 		fmt.Fprintln(c.Stdout, "dry run: nothing was changed")

@@ -41,6 +41,9 @@ func runStart(ctx context.Context, c *CLI, args []string) error {
 	if !project.SafeName(id) || strings.ContainsAny(id, " \t") {
 		return fmt.Errorf("run id %q is not safe: use letters, digits, '-', '_' and '.', not starting with '-' or '.'", id)
 	}
+	if runstate.Reserved(id) {
+		return fmt.Errorf("run id %q is reserved: .agents/runs/%s is the file that names the active run", id, id)
+	}
 	root, files, err := c.Project()
 	if err != nil {
 		return err
@@ -111,6 +114,10 @@ func activeRun(c *CLI) (runstate.Run, error) {
 }
 
 func runSet(ctx context.Context, c *CLI, args []string) error {
+	args, err := parseInterleaved(flag.NewFlagSet("run set", flag.ContinueOnError), args)
+	if err != nil {
+		return err
+	}
 	if len(args) == 0 {
 		return usageOf("run", "set")
 	}
@@ -144,7 +151,7 @@ func runSet(ctx context.Context, c *CLI, args []string) error {
 				return nil, fmt.Errorf("%s/state.json: %w; fix or remove it first", r.Rel, err)
 			}
 			for _, w := range warnings {
-				fmt.Fprintf(c.Stderr, "cairn: warning: %s/%s (it will be dropped)\n", r.Rel, w)
+				c.Warn("%s/%s (it will be dropped)", r.Rel, w)
 			}
 		}
 		updated := false
@@ -180,9 +187,10 @@ func runShow(ctx context.Context, c *CLI, args []string) error {
 	if err != nil {
 		return err
 	}
-	st, warnings, err := runstate.Load(r)
+	root, _ := c.Root()
+	st, warnings, err := runstate.Load(root, r)
 	for _, w := range warnings {
-		fmt.Fprintf(c.Stderr, "cairn: warning: %s/%s\n", r.Rel, w)
+		c.Warn("%s/%s", r.Rel, w)
 	}
 	if err != nil {
 		return fmt.Errorf("%s/state.json: %w", r.Rel, err)
@@ -208,7 +216,11 @@ func runShow(ctx context.Context, c *CLI, args []string) error {
 }
 
 func runEnd(ctx context.Context, c *CLI, args []string) error {
-	if len(args) > 0 {
+	pos, err := parseInterleaved(flag.NewFlagSet("run end", flag.ContinueOnError), args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
 		return usageOf("run", "end")
 	}
 	root, files, err := c.Project()

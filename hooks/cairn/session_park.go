@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-hooks/cairn/pkg/digest"
 	"github.com/cairn-hooks/cairn/pkg/parking"
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/tasks"
@@ -38,6 +39,20 @@ func parkingStore(c *CLI) (*parking.Store, error) {
 	return parking.New(root, config, files, c.Now), nil
 }
 
+// warnIndex writes the *parking.IndexError in err, if any, as warnings — the items were removed
+// and logged, but Claude Code's memory index may still point at them — and returns the rest of
+// err.
+func (c *CLI) warnIndex(err error) error {
+	ie, rest := parking.IndexWarning(err)
+	if ie != nil {
+		for _, e := range ie.Errs {
+			c.Warn("memory index: %v", e)
+		}
+		c.Hint("cairn doctor checks the memory index; cairn doctor --fix removes pointers to parked items that are gone")
+	}
+	return rest
+}
+
 func sessionPark(ctx context.Context, c *CLI, args []string) error {
 	fs := flag.NewFlagSet("session park", flag.ContinueOnError)
 	why := fs.String("why", "", "why it was parked (one sentence)")
@@ -47,15 +62,16 @@ func sessionPark(ctx context.Context, c *CLI, args []string) error {
 	if err != nil {
 		return err
 	}
+	// The detail is required: seed 003's entry forms have two parts ("Deferred: <idea>. Context:
+	// <why>."), and a bullet without its second part reads as a half-written one.
 	usage := usageOf("session", "park")
-	if len(pos) < 2 || len(pos) > 3 {
+	if len(pos) != 3 {
 		return usage
 	}
-	detail := ""
-	if len(pos) == 3 {
-		detail = pos[2]
+	if strings.TrimSpace(pos[2]) == "" {
+		return usagef("the detail is empty; %v", usage)
 	}
-	b, err := parking.NewBullet(pos[0], pos[1], detail, *why, *how)
+	b, err := parking.NewBullet(pos[0], pos[1], pos[2], *why, *how)
 	if err != nil {
 		return usagef("%v; %v", err, usage)
 	}
@@ -68,6 +84,7 @@ func sessionPark(ctx context.Context, c *CLI, args []string) error {
 		return err
 	}
 	it, added, err := s.Park(b)
+	err = c.warnIndex(err)
 	var full *parking.FullError
 	if errors.As(err, &full) {
 		fmt.Fprint(c.Stdout, parking.Render(full.Items, c.Now()))
@@ -100,7 +117,9 @@ func sessionResume(ctx context.Context, c *CLI, args []string) error {
 	}
 	// Expired items go first, silently (seed 000); failing to delete them does not hide the list.
 	if _, err := s.Expire(); err != nil {
-		fmt.Fprintf(c.Stderr, "cairn: warning: expiring old parked items: %v\n", err)
+		if err = c.warnIndex(err); err != nil {
+			c.Warn("expiring old parked items: %v", err)
+		}
 	}
 	its, err := s.List()
 	if err != nil {
@@ -129,6 +148,7 @@ func sessionArchive(ctx context.Context, c *CLI, args []string) error {
 		return err
 	}
 	it, err := s.Archive(query)
+	err = c.warnIndex(err)
 	var amb *parking.AmbiguousError
 	if errors.As(err, &amb) {
 		fmt.Fprintf(c.Stdout, "%q matches %d items; archive one by its slug:\n", query, len(amb.Candidates))
@@ -145,7 +165,11 @@ func sessionArchive(ctx context.Context, c *CLI, args []string) error {
 }
 
 func sessionSummary(ctx context.Context, c *CLI, args []string) error {
-	if len(args) > 0 {
+	pos, err := parseInterleaved(flag.NewFlagSet("session summary", flag.ContinueOnError), args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
 		return usageOf("session", "summary")
 	}
 	root, err := c.Root()
@@ -157,7 +181,7 @@ func sessionSummary(ctx context.Context, c *CLI, args []string) error {
 		return err
 	}
 	now := c.Now()
-	d := parking.Digest{Today: now}
+	d := digest.Digest{Today: now}
 	// The session served (SPEC §7) and its real start from the registry; unknown → the last 8 hours.
 	reg, id, err := registryFor(c)
 	if err != nil {
@@ -169,7 +193,7 @@ func sessionSummary(ctx context.Context, c *CLI, args []string) error {
 		if config, err := project.ConfigDir(c.Env); err == nil {
 			ts, err := tasks.ForSession(config, id)
 			if err != nil {
-				fmt.Fprintf(c.Stderr, "cairn: warning: %v\n", err)
+				c.Warn("%v", err)
 			}
 			for _, t := range tasks.Completed(ts) {
 				d.Completed = append(d.Completed, t.Subject)
@@ -179,16 +203,21 @@ func sessionSummary(ctx context.Context, c *CLI, args []string) error {
 	if d.Parked, err = s.List(); err != nil {
 		return err
 	}
+	// Archived today, as seeds 000 and 003 filter it (not since the session started: an archive
+	// made earlier today, before this session, belongs to today's digest too).
 	today := now.Format(parking.DateLayout)
-	d.Archived, err = parking.ReadAudit(root, func(e parking.AuditEntry) bool {
-		t := e.Time()
-		if known {
-			return !t.Before(start)
-		}
-		return t.In(now.Location()).Format(parking.DateLayout) == today
+	todays, err := parking.ReadAudit(root, func(e parking.AuditEntry) bool {
+		return parking.IsRemoval(e.Action) && e.Time().In(now.Location()).Format(parking.DateLayout) == today
 	})
 	if err != nil {
-		fmt.Fprintf(c.Stderr, "cairn: warning: reading the audit log: %v\n", err)
+		c.Warn("reading the audit log: %v", err)
+	}
+	for _, e := range todays {
+		if e.Action == parking.ActionExpired {
+			d.Expired = append(d.Expired, e)
+		} else {
+			d.Archived = append(d.Archived, e)
+		}
 	}
 	since := start
 	if !known {
@@ -196,7 +225,7 @@ func sessionSummary(ctx context.Context, c *CLI, args []string) error {
 	}
 	d.Commits = recentCommits(ctx, c.Env, root, since)
 	text := d.Markdown()
-	if parking.Lines(text) <= parking.MaxTerminalLines {
+	if digest.Lines(text) <= digest.MaxTerminalLines {
 		fmt.Fprint(c.Stdout, text)
 		return nil
 	}
@@ -204,7 +233,7 @@ func sessionSummary(ctx context.Context, c *CLI, args []string) error {
 	if err != nil {
 		return err
 	}
-	rel, err := parking.SaveDigest(files, root, now, text)
+	rel, err := digest.SaveDigest(files, root, now, text)
 	if err != nil {
 		return err
 	}
@@ -236,9 +265,7 @@ func git(ctx context.Context, env project.Env, dir string, args ...string) (stri
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	for k, v := range env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
+	cmd.Env = env.List()
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
 	err := cmd.Run()

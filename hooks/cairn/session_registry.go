@@ -11,6 +11,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cairn-hooks/cairn/pkg/brief"
+	"github.com/cairn-hooks/cairn/pkg/plain"
 	"github.com/cairn-hooks/cairn/pkg/registry"
 )
 
@@ -191,8 +193,8 @@ func sessionInboxCmd(ctx context.Context, c *CLI, args []string) error {
 	fmt.Fprintln(c.Stdout, "| From | Time | Message |")
 	fmt.Fprintln(c.Stdout, "|------|------|---------|")
 	for _, m := range msgs {
-		text := strings.ReplaceAll(registry.OneLine(m.Msg), "|", `\|`)
-		fmt.Fprintf(c.Stdout, "| %s | %s | \"%s\" |\n", strings.ReplaceAll(registry.ShortID(m.From), "|", `\|`), registry.Ago(now, m.Time), text)
+		text := strings.ReplaceAll(plain.Line(m.Msg, 0), "|", `\|`)
+		fmt.Fprintf(c.Stdout, "| %s | %s | \"%s\" |\n", strings.ReplaceAll(registry.ShortID(plain.Line(m.From, 0)), "|", `\|`), brief.Ago(now, m.Time), text)
 	}
 	return nil
 }

@@ -1,11 +1,12 @@
 // Command precompact is cairn's PreCompact hook. Claude Code runs it before every compaction,
-// manual (/compact) or automatic — in some versions 2–4 times for one compaction, and sometimes
-// not at all (sessionstart repairs that case). It writes what the session after the compaction
-// will need, from the run state, Claude Code's task files and the transcript (pkg/compaction):
+// manual (/compact) or automatic — sometimes more than once for one compaction, and sometimes
+// not at all (sessionstart repairs that case; reference §6). It writes what the session after the compaction
+// will need, from the run state, Claude Code's task files and the transcript; compaction.Record
+// is the one function to read to follow a payload to the files it writes:
 //
 //  1. the snapshot block of the active run's MEMORY.md (only with an active run);
 //  2. the snapshot section of .claude/state/session-context.md (its parked items untouched);
-//  3. one automatic checkpoint per compaction (status: auto).
+//  3. one automatic checkpoint per compaction (status: auto), and its timeline line.
 //
 // A repeated PreCompact for the same session, trigger and transcript length leaves every file
 // byte-identical. It never blocks a compaction and prints nothing on stdout (PreCompact stdout

@@ -1,20 +1,29 @@
 // Command sessionend is cairn's SessionEnd hook. Claude Code runs it when a session ends
-// (/clear, /resume to another session, logout, exit), with 1.5 s for all SessionEnd hooks
-// together, after which it is killed. It marks the session ended in the registry, logs the end in
-// memory/timeline.jsonl, and deletes the parked items that are 30 days old or more —
-// bullets by their Raised date, legacy session-open-*.md files by their modification time —
-// recording each one whole in the audit log as "expired" first. It reads two small files and
-// one or two directories, and writes only when something expired, so it finishes far inside the
-// budget; SessionStart runs the same clean-up when a SessionEnd was killed. It prints nothing
+// (/clear, /resume to another session, logout, exit; in -p mode at the end of every run), with
+// 1.5 s for all SessionEnd hooks together, after which it is killed. In this order, so that a
+// kill costs the least:
+//
+//  1. it marks the session ended in the registry and logs the end in memory/timeline.jsonl;
+//  2. it deletes the parked items that are 30 days old or more — bullets by their Raised date,
+//     legacy session-open-*.md files by their modification time — recording each one whole in
+//     the audit log as "expired" first (SessionStart runs the same clean-up when a SessionEnd
+//     was killed);
+//  3. when the session did work since its last checkpoint (edited files, changed tasks,
+//     compacted), it leaves a hand-off checkpoint (package handoff), which the next session on
+//     the branch is pointed to.
+//
+// Each step reads little and is bounded, so it finishes far inside the budget. It prints nothing
 // (SessionEnd output is discarded).
 package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
 
+	"github.com/cairn-hooks/cairn/pkg/handoff"
 	"github.com/cairn-hooks/cairn/pkg/hookio"
 	"github.com/cairn-hooks/cairn/pkg/parking"
 	"github.com/cairn-hooks/cairn/pkg/project"
@@ -25,7 +34,7 @@ import (
 var hook = hookio.Hook{
 	Name:    "sessionend",
 	Event:   "SessionEnd",
-	Summary: "cairn's SessionEnd hook: marks the session ended, logs the end, and deletes parked items 30 days old or more (each logged in the audit log).",
+	Summary: "cairn's SessionEnd hook: marks the session ended, logs the end, deletes parked items 30 days old or more (each logged in the audit log), and leaves a hand-off checkpoint when the session did work.",
 	Run:     run,
 }
 
@@ -33,14 +42,15 @@ func main() {
 	os.Exit(hookio.Main(context.Background(), hook, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, project.EnvFrom(os.Environ()), time.Now))
 }
 
-// run ends the session in the registry, logs the end in memory/timeline.jsonl and expires parked
-// items aged 30 days. Each step runs even when another fails; the first failure is the error.
+// run ends the session in the registry, logs the end in memory/timeline.jsonl, expires parked
+// items aged 30 days and leaves the hand-off. Each step runs even when another fails; the
+// failures are reported together.
 func run(ctx context.Context, inv *hookio.Invocation) error {
 	in := hookio.ParseSessionEnd(inv.Payload)
 	now := inv.Now()
 	var errs []error
 	if in.SessionID != "" {
-		if err := registry.OnSessionEnd(inv.Files, inv.Root, in.SessionID, now); err != nil {
+		if err := registry.New(inv.Files, inv.Root).End(in.SessionID, now); err != nil {
 			errs = append(errs, fmt.Errorf("session registry: %w", err))
 		}
 	}
@@ -49,8 +59,21 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 	}); err != nil {
 		errs = append(errs, fmt.Errorf("timeline: %w", err))
 	}
-	if _, err := parking.Expire(inv.Root, inv.Config, inv.Files, inv.Now); err != nil {
+	_, err := parking.Expire(inv.Root, inv.Config, inv.Files, inv.Now)
+	if ie, rest := parking.IndexWarning(err); ie != nil {
+		inv.Warn("parked items: %v", ie) // expired and logged; a pointer may remain in Claude Code's index
+		err = rest
+	}
+	if err != nil {
 		errs = append(errs, fmt.Errorf("parked items: %w", err))
 	}
-	return hookio.FirstError(inv.Warn, errs)
+	if in.SessionID != "" {
+		if _, _, err := handoff.Write(
+			handoff.Env{Files: inv.Files, Root: inv.Root, Config: inv.Config, Now: inv.Now, Warn: inv.Warn},
+			handoff.Input{SessionID: in.SessionID, TranscriptPath: in.TranscriptPath, Reason: in.Reason},
+		); err != nil {
+			errs = append(errs, fmt.Errorf("hand-off: %w", err))
+		}
+	}
+	return errors.Join(errs...)
 }

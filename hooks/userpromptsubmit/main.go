@@ -13,12 +13,12 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/cairn-hooks/cairn/pkg/autopark"
+	"github.com/cairn-hooks/cairn/pkg/brief"
 	"github.com/cairn-hooks/cairn/pkg/hookio"
 	"github.com/cairn-hooks/cairn/pkg/parking"
 	"github.com/cairn-hooks/cairn/pkg/project"
@@ -51,8 +51,13 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 		parts = append(parts, notice)
 	}
 	if in.SessionID != "" {
-		budget := hookio.MaxContext - len(notice) - 1
-		msgs, err := registry.OnPrompt(inv.Files, inv.Root, in.SessionID, inv.Now(), budget)
+		budget, now := brief.MaxContext-len(notice)-1, inv.Now()
+		var msgs string
+		err := registry.New(inv.Files, inv.Root).OnPrompt(in.SessionID, now, func(m []registry.Message, more bool) int {
+			var n int
+			msgs, n = brief.Deliveries(m, more, budget, now)
+			return n
+		})
 		if err != nil {
 			inv.Warn("session registry: %v", err)
 		}
@@ -63,63 +68,29 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 	return hookio.WriteContext(&inv.Out, "UserPromptSubmit", strings.Join(parts, "\n"))
 }
 
-// park applies the automatic parking rules and returns the one line that tells Claude what
-// happened, or "". Cheapest check first: a prompt that is plainly an answer and defers nothing is
-// settled without opening the transcript; with the parking lot surely full (MaxOpen bullets), a
-// deferral is refused without reading the transcript or the legacy files.
+// park runs automatic parking (autopark.Run) and returns the one line that tells Claude what
+// happened, or "".
 func park(inv *hookio.Invocation, in hookio.UserPromptSubmit) (string, error) {
-	prompt := strings.TrimSpace(in.Prompt)
-	if prompt == "" || strings.ContainsRune("/!#", rune(prompt[0])) {
-		return "", nil
+	out, err := autopark.Run(in.Prompt,
+		func() autopark.Store { return parking.New(inv.Root, inv.Config, inv.Files, inv.Now) },
+		func() string {
+			if in.TranscriptPath == "" {
+				return ""
+			}
+			text, err := transcript.LastAssistantText(in.TranscriptPath)
+			if err != nil {
+				inv.Warn("transcript: %v", err)
+			}
+			return text
+		})
+	if out.Warning != nil {
+		inv.Warn("parked items: %v", out.Warning)
 	}
-	_, _, deferral := parking.FindDeferral(prompt)
-	if !deferral && parking.IsAnswer(prompt, "") {
-		return "", nil
+	switch {
+	case out.Refused > 0:
+		return brief.Refused(out.Refused), err
+	case out.Parked != nil:
+		return brief.Parked(*out.Parked), err
 	}
-	store := parking.New(inv.Root, inv.Config, inv.Files, inv.Now)
-	fresh := -1 // the guard's count, read once
-	if deferral {
-		if fresh = store.FreshBullets(); fresh >= parking.MaxOpen {
-			return guardNotice(fresh), nil
-		}
-	}
-	assistant := ""
-	if in.TranscriptPath != "" {
-		var err error
-		if assistant, err = transcript.LastAssistantText(in.TranscriptPath); err != nil {
-			inv.Warn("transcript: %v", err)
-		}
-	}
-	b, ok := parking.Decide(prompt, assistant)
-	if !ok {
-		return "", nil
-	}
-	if fresh < 0 {
-		fresh = store.FreshBullets()
-	}
-	if fresh >= parking.MaxOpen {
-		return guardNotice(fresh), nil
-	}
-	it, added, err := store.Park(b)
-	var full *parking.FullError
-	if errors.As(err, &full) {
-		return guardNotice(len(full.Items)), nil
-	}
-	if err != nil || !added {
-		return "", err // a prompt submitted again: its item is parked already and Claude was told
-	}
-	what := strings.TrimRight(it.Description, ". ")
-	if !strings.HasSuffix(what, "?") && !strings.HasSuffix(what, "!") {
-		what += "."
-	}
-	return fmt.Sprintf(
-		"cairn parked an open loop as `%s`: %s Mention it to the user in one line; close it with `cairn session archive %s` once it is resolved.",
-		it.Slug, what, it.Slug), nil
-}
-
-// guardNotice is the pollution guard's one line (seed 000: surface the list, ask to archive).
-func guardNotice(n int) string {
-	return fmt.Sprintf(
-		"cairn did not park this open loop: %d items are parked already. Run `cairn session resume`, show the user the list and ask them to archive some (`cairn session archive <slug>`) before more can be parked.",
-		n)
+	return "", err
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/hookio"
 	"github.com/cairn-hooks/cairn/pkg/parking"
 	"github.com/cairn-hooks/cairn/pkg/project"
+	"github.com/cairn-hooks/cairn/pkg/sessionfile"
 	"github.com/cairn-hooks/cairn/pkg/transcript/transcripttest"
 )
 
@@ -65,7 +66,7 @@ func benchProject(b *testing.B, size, longLine int64) (root, path string) {
 	for i := range parking.MaxOpen {
 		fmt.Fprintf(&sb, "- **item-%d** — Deferred: idea %d. Raised: 2026-03-0%d.\n", i, i, 1+i%9)
 	}
-	p := parking.ContextPath(root)
+	p := sessionfile.Path(root)
 	os.MkdirAll(filepath.Dir(p), 0o755)
 	if err := os.WriteFile(p, []byte(sb.String()), 0o644); err != nil {
 		b.Fatal(err)

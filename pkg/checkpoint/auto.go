@@ -1,19 +1,17 @@
 package checkpoint
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
-	"time"
-	"unicode/utf8"
 
-	"github.com/cairn-hooks/cairn/pkg/project"
+	"github.com/cairn-hooks/cairn/pkg/plain"
 	"github.com/cairn-hooks/cairn/pkg/redact"
+	"github.com/cairn-hooks/cairn/pkg/runstate"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 	"github.com/cairn-hooks/cairn/pkg/tasks"
-	"github.com/cairn-hooks/cairn/pkg/timeline"
+	"time"
 )
 
 // Bounds on what an automatic checkpoint copies, so that a huge task list or a pasted prompt
@@ -25,121 +23,74 @@ const (
 	maxNoteRunes   = 2000
 )
 
-// IndexFile records which compaction events have an automatic checkpoint; see Auto.
-const IndexFile = ".claude/state/checkpoint-events.json"
-
-// maxIndex bounds IndexFile: only the latest compactions can repeat.
-const maxIndex = 64
-
-// recentScan is how many of the newest checkpoints Auto reads for an event id when the index
-// has lost it (deleted by hand, say).
+// recentScan is how many of the newest automatic checkpoints Auto reads for an event id when the
+// catalog has lost it (deleted by hand, or a PreCompact killed between its checkpoint and the
+// catalog). Names sort by the second they were taken in, and within one second by a random
+// suffix, so the scan also reads every name of the last second it reaches: a second can hold
+// more checkpoints than the scan's count.
 const recentScan = 8
 
-// Run is the active run as an automatic checkpoint records it.
-type Run struct {
-	ID, Issue, Phase, PR, PlanOpen string
-	Gates                          []Gate // in display order
-}
-
-// Gate is one gate verdict of a run ("" when not yet given).
-type Gate struct{ Name, Verdict string }
+// maxScanSecond bounds that scan whatever one second holds.
+const maxScanSecond = 512
 
 // AutoInput is what the PreCompact hook knows when it takes an automatic checkpoint.
 type AutoInput struct {
-	SessionID string
-	Trigger   string // manual or auto
-	// Event identifies the compaction; "" means EventID(SessionID, Trigger, TranscriptSize).
-	// Pass the same identity the whiteboard snapshot uses.
-	Event          string
-	TranscriptSize int64 // -1 when unknown
-	Instructions   *string
-	Branch         string
-	Now            time.Time
-	Started        time.Time // the session's start, from the registry; zero when unknown
-	Run            *Run      // nil without an active run
-	Open           []tasks.Task
-	Completed      []tasks.Task
-	FilesEdited    []string // since the last compaction, most recent first
-	Prompts        []string // the last user prompts, most recent first, as typed: Auto redacts them
+	SessionID    string
+	Trigger      string // manual or auto
+	Event        string // the compaction's identity (package compaction), as the other records write it
+	Instructions *string
+	Branch       string
+	Now          time.Time
+	Started      time.Time       // the session's start, from the registry; zero when unknown
+	Run          *runstate.Run   // nil without an active run
+	State        *runstate.State // the run's state.json; nil without an active run
+	Open         []tasks.Task
+	Completed    []tasks.Task
+	FilesEdited  []string // since the last compaction, most recent first
+	Prompts      []string // the last user prompts, most recent first, as typed: Auto redacts them
 }
 
-// EventID is the identity of a compaction (SPEC §9): the same session, trigger and transcript
-// length mean a repeated PreCompact for the same compaction, not a new one.
-func EventID(sessionID, trigger string, transcriptSize int64) string {
-	if sessionID == "" {
-		sessionID = "nosession"
-	}
-	if trigger == "" {
-		trigger = "unknown"
-	}
-	return fmt.Sprintf("%s/%s/%d", sessionID, trigger, transcriptSize)
-}
-
-type indexEntry struct {
-	Event string `json:"event"`
-	File  string `json:"file"` // relative to the root
-}
-
-// Auto writes the automatic checkpoint for one compaction (status auto, title auto-<trigger>)
-// and returns its path. Claude Code fires PreCompact 2–4 times for one compaction, sometimes in
-// parallel; Auto writes once per event id: under the lock of IndexFile it looks the event up in
-// the index (and, should the index have lost it, in the event: field of the newest automatic
-// checkpoints) and returns the existing checkpoint with written false. A new checkpoint is also
-// recorded in memory/timeline.jsonl as a compaction event, so the timeline gets one line per
-// compaction too. No wall-clock window is involved.
-func Auto(files safefile.Writer, root string, in AutoInput) (path string, written bool, err error) {
-	event := in.Event
-	if event == "" {
-		event = EventID(in.SessionID, in.Trigger, in.TranscriptSize)
+// Auto writes the automatic checkpoint for one compaction (kind auto) and returns its path.
+// Claude Code may fire PreCompact several times for one compaction, sometimes in parallel; Auto
+// writes once per in.Event: under the catalog's lock it looks the event up in the catalog (and,
+// should the catalog have lost it, in the event: field of the newest automatic checkpoints) and
+// returns the existing checkpoint with written false. No wall-clock window is involved. A new
+// checkpoint runs the retention rule (see RetainPerBranch), whose removals are logged in the
+// timeline.
+func Auto(files safefile.Writer, root string, in AutoInput) (saved Saved, written bool, err error) {
+	if in.Event == "" {
+		return Saved{}, false, errors.New("automatic checkpoint: no compaction identity")
 	}
 	trigger := in.Trigger
 	if trigger == "" {
 		trigger = "unknown"
 	}
-	var timelineErr error
-	_, err = files.Update(filepath.Join(root, IndexFile), 0o600, func(old []byte, _ bool) ([]byte, error) {
-		var idx []indexEntry
-		if len(old) > 0 && json.Unmarshal(old, &idx) != nil {
-			idx = nil // a damaged index only costs the scan below
-		}
-		for _, e := range idx {
-			if e.Event != event {
-				continue
-			}
-			if p, err := project.Confine(root, e.File); err == nil {
-				if _, err := os.Lstat(p); err == nil {
-					path = p
-					return nil, safefile.ErrNoChange
-				}
+	err = writeCataloged(files, root, in.Now, in.SessionID, func(cat []Cataloged) (Cataloged, bool, []Cataloged, error) {
+		written = false
+		for _, c := range cat {
+			if c.Kind == KindAuto && c.Event == in.Event && c.exists(root) {
+				saved = savedAt(root, c.Path(root))
+				return Cataloged{}, false, nil, nil
 			}
 		}
-		if p, ok := findEvent(root, event); ok {
-			path = p
+		if p, ok := findEvent(root, in.Event); ok {
+			saved = savedAt(root, p)
 		} else {
-			saved, err := Save(files, root, autoEntry(in, event, trigger))
-			if err != nil {
-				return nil, err
+			var err error
+			if saved, err = Save(files, root, autoEntry(in, trigger)); err != nil {
+				return Cataloged{}, false, nil, err
 			}
-			path, written = saved.Path, true
-			timelineErr = timeline.Append(files, root, timeline.Event{
-				Time: in.Now, Event: timeline.Compaction, Session: in.SessionID, Branch: in.Branch,
-				Trigger: trigger, Checkpoint: saved.Rel,
-			})
+			written = true
 		}
-		idx = append(idx, indexEntry{Event: event, File: rel(root, path)})
-		if len(idx) > maxIndex {
-			idx = idx[len(idx)-maxIndex:]
-		}
-		b, err := json.MarshalIndent(idx, "", "  ")
-		return append(b, '\n'), err
+		return Cataloged{Event: in.Event, File: saved.Rel, Kind: KindAuto, Session: in.SessionID, Branch: in.Branch, Time: in.Now, Size: -1, Tasks: TaskPrint(in.Open, in.Completed)}, true, nil, nil
 	})
-	if err != nil {
-		return path, written, err
-	}
-	if timelineErr != nil {
-		return path, written, fmt.Errorf("%s: %w", TimelineFile, timelineErr)
-	}
-	return path, written, nil
+	return saved, written, err
+}
+
+// savedAt names an existing checkpoint.
+func savedAt(root, path string) Saved {
+	title, _, _ := SplitName(filepath.Base(path))
+	return Saved{Path: path, Rel: rel(root, path), Title: title}
 }
 
 // findEvent looks for event in the frontmatter of the newest automatic checkpoints.
@@ -148,30 +99,34 @@ func findEvent(root, event string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	seen := 0
+	seen, last := 0, ""
 	for _, n := range names {
-		if title, _, _ := SplitName(n); !strings.HasPrefix(title, "auto-") {
-			continue
+		title, _, _ := SplitName(n)
+		if !strings.HasPrefix(title, "before-") && !strings.HasPrefix(title, "auto-") {
+			continue // not an automatic checkpoint (auto- is how earlier versions named them)
 		}
-		if seen++; seen > recentScan {
+		second := n[:min(len(n), len(nameLayout))]
+		if seen++; seen > recentScan && second != last || seen > maxScanSecond {
 			break
 		}
+		last = second
 		p := filepath.Join(Dir(root), n)
-		if ev, ok := eventOf(p); ok && ev == event {
+		if ev, ok := eventOf(root, p); ok && ev == event {
 			return p, true
 		}
 	}
 	return "", false
 }
 
-func autoEntry(in AutoInput, event, trigger string) Entry {
+func autoEntry(in AutoInput, trigger string) Entry {
 	e := Entry{
-		Title:  "auto-" + trigger,
+		Title:  "before-" + trigger + "-compaction",
 		Status: StatusAuto,
+		Kind:   KindAuto,
 		Branch: in.Branch,
 		Time:   in.Now,
 		Files:  in.FilesEdited,
-		Event:  event,
+		Event:  in.Event,
 	}
 	if !in.Started.IsZero() && !in.Now.Before(in.Started) {
 		e.Duration, e.HasDuration = in.Now.Sub(in.Started), true
@@ -182,28 +137,30 @@ func autoEntry(in AutoInput, event, trigger string) Entry {
 	if sid == "" {
 		sid = "(unknown)"
 	}
-	sum = append(sum, fmt.Sprintf("Automatic checkpoint taken by cairn before a %s compaction of session %s.", trigger, clip(sid, 80)))
+	sum = append(sum, fmt.Sprintf("Automatic checkpoint taken by cairn before %s %s compaction of session %s.", article(trigger), trigger, plain.Line(sid, 80)))
+	st := in.State
+	if st == nil {
+		st = &runstate.State{}
+	}
 	if r := in.Run; r != nil {
 		line := "Run " + orDash(r.ID)
 		var meta []string
-		if r.Issue != "" {
-			meta = append(meta, "issue "+r.Issue)
+		if v := st.Get("issue"); v != "" {
+			meta = append(meta, "issue "+v)
 		}
-		if r.PR != "" {
-			meta = append(meta, "PR "+r.PR)
+		if v := st.Get("pr"); v != "" {
+			meta = append(meta, "PR "+v)
 		}
 		if len(meta) > 0 {
 			line += " (" + strings.Join(meta, ", ") + ")"
 		}
-		line += ": phase " + orDash(r.Phase)
-		if len(r.Gates) > 0 {
-			var g []string
-			for _, gate := range r.Gates {
-				g = append(g, gate.Name+" "+orDash(gate.Verdict))
-			}
-			line += "; gates: " + strings.Join(g, " · ")
+		line += ": phase " + orDash(st.Get("phase"))
+		var g []string
+		for _, gate := range runstate.Gates {
+			g = append(g, gate+" "+orDash(st.Gate(gate)))
 		}
-		sum = append(sum, oneLine(line)+".")
+		line += "; gates: " + strings.Join(g, " · ")
+		sum = append(sum, plain.Line(redact.Redact(line), 0)+".")
 	}
 	if done := in.Completed; len(done) > 0 {
 		sum = append(sum, "", "Completed tasks:")
@@ -218,8 +175,8 @@ func autoEntry(in AutoInput, event, trigger string) Entry {
 
 	var rem []string
 	rem = append(rem, taskLines(in.Open, true)...)
-	if in.Run != nil && strings.TrimSpace(in.Run.PlanOpen) != "" {
-		rem = append(rem, "- Open plan items: "+clip(oneLine(in.Run.PlanOpen), maxNoteRunes))
+	if in.Run != nil && strings.TrimSpace(st.Get("plan_open")) != "" {
+		rem = append(rem, "- Open plan items: "+plain.Line(redact.Redact(st.Get("plan_open")), maxNoteRunes))
 	}
 	if len(rem) == 0 {
 		rem = append(rem, "No open tasks recorded.")
@@ -228,7 +185,7 @@ func autoEntry(in AutoInput, event, trigger string) Entry {
 
 	var notes []string
 	if in.Instructions != nil && strings.TrimSpace(*in.Instructions) != "" {
-		notes = append(notes, "Compaction instructions: "+clip(oneLine(redact.Redact(*in.Instructions)), maxNoteRunes))
+		notes = append(notes, "Compaction instructions: "+plain.Line(redact.Redact(*in.Instructions), maxNoteRunes))
 	}
 	prompts := in.Prompts
 	if len(prompts) > maxAutoPrompts {
@@ -240,7 +197,7 @@ func autoEntry(in AutoInput, event, trigger string) Entry {
 		}
 		notes = append(notes, "Last user prompts, most recent first (secrets redacted):")
 		for _, p := range prompts {
-			notes = append(notes, "- "+clip(oneLine(redact.Redact(p)), maxPromptRunes))
+			notes = append(notes, "- "+plain.Line(redact.Redact(p), maxPromptRunes))
 		}
 	}
 	if len(in.FilesEdited) > 0 {
@@ -261,12 +218,15 @@ func taskLines(ts []tasks.Task, numbered bool) []string {
 			out = append(out, fmt.Sprintf("- … %d more", len(ts)-i))
 			break
 		}
-		text := clip(oneLine(redact.Redact(t.Subject)), maxPromptRunes)
+		text := plain.Line(redact.Redact(t.Subject), maxPromptRunes)
 		if text == "" {
 			text = "(no subject)"
 		}
 		if t.Status == tasks.StatusInProgress {
 			text = "[in progress] " + text
+		}
+		if numbered && t.ID != "" {
+			text += " (task " + plain.Line(t.ID, 40) + ")"
 		}
 		if numbered {
 			out = append(out, fmt.Sprintf("%d. %s", i+1, text))
@@ -278,40 +238,44 @@ func taskLines(ts []tasks.Task, numbered bool) []string {
 }
 
 func orDash(s string) string {
-	if s = oneLine(s); s == "" {
+	if s = plain.Line(s, 0); s == "" {
 		return "–"
 	}
 	return s
 }
 
-// clip cuts s to n runes, marking the cut.
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
-}
-
 // Recorded reports, without the lock, whether the automatic checkpoint for event exists: its
-// event is in the index and its file is there. PreCompact asks it first, so that a repeated
+// event is in the catalog and its file is there. PreCompact asks it first, so that a repeated
 // PreCompact for the same compaction costs a stat and two small reads, not a transcript scan.
 func Recorded(root, event string) bool {
-	data, err := os.ReadFile(filepath.Join(root, IndexFile))
-	if err != nil {
-		return false
-	}
-	var idx []indexEntry
-	if json.Unmarshal(data, &idx) != nil {
-		return false
-	}
-	for _, e := range idx {
-		if e.Event == event {
-			if p, err := project.Confine(root, e.File); err == nil {
-				if _, err := os.Lstat(p); err == nil {
-					return true
-				}
-			}
+	for _, c := range Catalog(root) {
+		if c.Kind == KindAuto && c.Event == event && c.exists(root) {
+			return true
 		}
 	}
 	return false
+}
+
+// article is "an" before a vowel, "a" before anything else ("an auto compaction").
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
+}
+
+// TaskLines returns the open tasks a Remaining Work section lists, as Auto numbered them
+// ("1. [in progress] write tests (task 3)", and the "… N more" line), without the other lines.
+func TaskLines(remaining string) []string {
+	var out []string
+	for _, l := range strings.Split(remaining, "\n") {
+		i := 0
+		for i < len(l) && l[i] >= '0' && l[i] <= '9' {
+			i++
+		}
+		if i > 0 && strings.HasPrefix(l[i:], ". ") || strings.HasPrefix(l, "- … ") {
+			out = append(out, l)
+		}
+	}
+	return out
 }

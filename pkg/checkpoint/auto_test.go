@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-hooks/cairn/pkg/runstate"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 	"github.com/cairn-hooks/cairn/pkg/tasks"
 	"github.com/cairn-hooks/cairn/pkg/timeline"
@@ -18,11 +20,14 @@ import (
 
 func autoInput() AutoInput {
 	instr := "keep the api_key=sk-ant-abcdefghijklmnopqrstuvwxyz0123 out of it"
+	var st runstate.State
+	for k, v := range map[string]string{"issue": "42", "phase": "review", "plan_open": "2 of 5", "gate_spec": "pass", "gate_quality": ""} {
+		st.Set(k, v)
+	}
 	return AutoInput{
-		SessionID: "sess-1", Trigger: "manual", TranscriptSize: 12345, Instructions: &instr,
+		SessionID: "sess-1", Trigger: "manual", Event: "sess-1/manual/12345", Instructions: &instr,
 		Branch: "feat/x", Now: t0, Started: t0.Add(-90 * time.Minute),
-		Run: &Run{ID: "fix-42", Issue: "42", Phase: "review", PlanOpen: "2 of 5",
-			Gates: []Gate{{"spec", "pass"}, {"quality", ""}}},
+		Run: &runstate.Run{ID: "fix-42"}, State: &st,
 		Open:        []tasks.Task{{Subject: "write tests", Status: tasks.StatusInProgress}, {Subject: "docs", Status: tasks.StatusPending}},
 		Completed:   []tasks.Task{{Subject: "parser", Status: tasks.StatusCompleted}},
 		FilesEdited: []string{"pkg/a.go", "pkg/b.go"},
@@ -32,20 +37,21 @@ func autoInput() AutoInput {
 
 func TestAutoContent(t *testing.T) {
 	root := t.TempDir()
-	path, written, err := Auto(disk(root), root, autoInput())
+	saved, written, err := Auto(disk(root), root, autoInput())
 	if err != nil || !written {
 		t.Fatal(written, err)
 	}
-	if filepath.Base(path) != "20260418-143000-auto-manual.md" {
+	path := saved.Path
+	if filepath.Base(path) != "20260418-143000-before-manual-compaction.md" {
 		t.Fatal(path)
 	}
 	data, _ := os.ReadFile(path)
 	text := string(data)
 	for _, want := range []string{
-		"status: auto\n", "branch: feat/x\n", "session_duration_s: 5400\n", "event: sess-1/manual/12345\n",
-		"  - pkg/a.go\n", "## Working on: auto-manual\n",
+		"status: auto\nkind: auto\n", "branch: feat/x\n", "session_duration_s: 5400\n", "event: sess-1/manual/12345\n",
+		"  - pkg/a.go\n", "## Working on: before-manual-compaction\n",
 		"Automatic checkpoint taken by cairn before a manual compaction of session sess-1.",
-		"Run fix-42 (issue 42): phase review; gates: spec pass · quality –.",
+		"Run fix-42 (issue 42): phase review; gates: spec pass · quality – · architecture – · security –.",
 		"Completed tasks:\n- parser",
 		"1. [in progress] write tests\n2. docs\n- Open plan items: 2 of 5",
 		"Compaction instructions: keep the api_key=[REDACTED] out of it",
@@ -59,49 +65,44 @@ func TestAutoContent(t *testing.T) {
 	if strings.Contains(text, "sk-ant-") || strings.Contains(text, "ghp_") {
 		t.Errorf("secret copied:\n%s", text)
 	}
-	tl, _ := os.ReadFile(filepath.Join(root, TimelineFile))
-	if want := `{"ts":"2026-04-18T21:30:00Z","event":"compaction","session":"sess-1","branch":"feat/x","trigger":"manual","checkpoint":"memory/projects/` + filepath.Base(root) + `/checkpoints/20260418-143000-auto-manual.md"}` + "\n"; string(tl) != want {
-		t.Errorf("timeline %s", tl)
-	}
 }
 
-// Three repeated PreCompact calls for one compaction write one checkpoint and one timeline line,
-// even with the clock moving between them; a new transcript length is a new compaction.
+// Three repeated PreCompact calls for one compaction write one checkpoint, even with the clock
+// moving between them; a new compaction identity is a new checkpoint.
 func TestAutoOncePerEvent(t *testing.T) {
 	root := t.TempDir()
 	in := autoInput()
-	first, written, err := Auto(disk(root), root, in)
+	firstSaved, written, err := Auto(disk(root), root, in)
 	if err != nil || !written {
 		t.Fatal(err)
 	}
+	first := firstSaved.Path
 	before, _ := os.ReadFile(first)
 	for i := 1; i <= 2; i++ {
 		in.Now = t0.Add(time.Duration(i) * time.Second)
 		p, written, err := Auto(disk(root), root, in)
-		if err != nil || written || p != first {
-			t.Fatalf("repeat %d: %s %v %v", i, p, written, err)
+		if err != nil || written || p.Path != first {
+			t.Fatalf("repeat %d: %s %v %v", i, p.Path, written, err)
 		}
 	}
 	if after, _ := os.ReadFile(first); !bytes.Equal(before, after) {
 		t.Fatal("checkpoint rewritten")
 	}
-	names, _ := Names(root)
-	tl, _ := os.ReadFile(filepath.Join(root, TimelineFile))
-	if len(names) != 1 || bytes.Count(tl, []byte("\n")) != 1 {
-		t.Fatalf("%d checkpoints, timeline %s", len(names), tl)
+	if names, _ := Names(root); len(names) != 1 {
+		t.Fatalf("%d checkpoints", len(names))
 	}
 
 	// The index lost: the event is found in the newest checkpoint's frontmatter.
 	os.Remove(filepath.Join(root, IndexFile))
-	if p, written, err := Auto(disk(root), root, in); err != nil || written || p != first {
-		t.Fatalf("after index loss: %s %v %v", p, written, err)
+	if p, written, err := Auto(disk(root), root, in); err != nil || written || p.Path != first {
+		t.Fatalf("after index loss: %s %v %v", p.Path, written, err)
 	}
 
-	in.TranscriptSize = 99999
+	in.Event = "sess-1/manual/99999"
 	in.Now = t0.Add(time.Minute)
 	p, written, err := Auto(disk(root), root, in)
-	if err != nil || !written || p == first {
-		t.Fatalf("new compaction: %s %v %v", p, written, err)
+	if err != nil || !written || p.Path == first {
+		t.Fatalf("new compaction: %s %v %v", p.Path, written, err)
 	}
 	if names, _ := Names(root); len(names) != 2 {
 		t.Fatal(names)
@@ -142,8 +143,8 @@ func TestAutoSameInputsSameBytes(t *testing.T) {
 	a, b := t.TempDir(), t.TempDir()
 	pa, _, _ := Auto(disk(a), a, autoInput())
 	pb, _, _ := Auto(disk(b), b, autoInput())
-	da, _ := os.ReadFile(pa)
-	db, _ := os.ReadFile(pb)
+	da, _ := os.ReadFile(pa.Path)
+	db, _ := os.ReadFile(pb.Path)
 	if !bytes.Equal(da, db) {
 		t.Fatal("same inputs gave different checkpoints")
 	}
@@ -151,18 +152,19 @@ func TestAutoSameInputsSameBytes(t *testing.T) {
 
 func TestAutoMinimal(t *testing.T) {
 	root := t.TempDir()
-	p, written, err := Auto(disk(root), root, AutoInput{Now: t0, TranscriptSize: -1})
+	saved, written, err := Auto(disk(root), root, AutoInput{Now: t0, Event: "nosession/unknown/-1"})
 	if err != nil || !written {
 		t.Fatal(err)
 	}
+	p := saved.Path
 	data, _ := os.ReadFile(p)
 	fm, body := SplitLoose(data)
 	c := ReadFrontmatter(fm)
 	_, s := ParseBody(body)
-	if title, _, _ := SplitName(filepath.Base(p)); title != "auto-unknown" || c.Event != "nosession/unknown/-1" || c.HasDuration || s.Remaining != "No open tasks recorded." {
+	if title, _, _ := SplitName(filepath.Base(p)); title != "before-unknown-compaction" || c.Kind != KindAuto || c.Event != "nosession/unknown/-1" || c.HasDuration || s.Remaining != "No open tasks recorded." {
 		t.Fatalf("%s %+v %+v", p, c, s)
 	}
-	if ev, ok := eventOf(p); !ok || ev != "nosession/unknown/-1" {
+	if ev, ok := eventOf(root, p); !ok || ev != "nosession/unknown/-1" {
 		t.Fatalf("eventOf: %q %v", ev, ok)
 	}
 }
@@ -170,14 +172,14 @@ func TestAutoMinimal(t *testing.T) {
 func TestAutoDryRunWritesNothing(t *testing.T) {
 	root := t.TempDir()
 	var out bytes.Buffer
-	p, written, err := Auto(safefile.DryRun{Out: &out, Roots: []string{root}}, root, autoInput())
-	if err != nil || !written || p == "" {
-		t.Fatal(p, written, err)
+	saved, written, err := Auto(safefile.DryRun{Out: &out, Roots: []string{root}}, root, autoInput())
+	if err != nil || !written || saved.Path == "" {
+		t.Fatal(saved, written, err)
 	}
 	if ents, _ := os.ReadDir(root); len(ents) != 0 {
 		t.Fatalf("dry run wrote %v", ents)
 	}
-	if !strings.Contains(out.String(), "create "+p) || !strings.Contains(out.String(), "append "+filepath.Join(root, TimelineFile)) {
+	if !strings.Contains(out.String(), "create "+saved.Path) {
 		t.Fatalf("%s", out.String())
 	}
 }
@@ -220,5 +222,55 @@ func TestModifiedFiles(t *testing.T) {
 	}
 	if files, err := ModifiedFiles(context.Background(), t.TempDir()); files != nil || err != nil {
 		t.Fatalf("outside git: %v %v", files, err)
+	}
+}
+
+// The automatic checkpoint's title and first sentence name the compaction's trigger, with the
+// article English wants: "before an auto compaction", "before a manual compaction".
+func TestAutoTitleAndGrammar(t *testing.T) {
+	for trigger, want := range map[string]string{"auto": "before an auto compaction", "manual": "before a manual compaction"} {
+		root := t.TempDir()
+		in := autoInput()
+		in.Trigger, in.Event = trigger, "s/"+trigger+"/1"
+		saved, _, err := Auto(disk(root), root, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := os.ReadFile(saved.Path)
+		if title, _, _ := SplitName(filepath.Base(saved.Path)); title != "before-"+trigger+"-compaction" || !strings.Contains(string(data), want) {
+			t.Errorf("%s: %s\n%s", trigger, saved.Path, data)
+		}
+	}
+}
+
+// A catalog that lost an event (a PreCompact killed between its checkpoint and the catalog):
+// the repeat finds the checkpoint by its event however many automatic checkpoints were taken in
+// the same second, whose names sort by a random suffix; the crash suite once met two for one
+// compaction when the one to find sorted past the eighth.
+func TestAutoFindsLostEventInABusySecond(t *testing.T) {
+	root := t.TempDir()
+	t0 := time.Date(2026, 12, 2, 1, 45, 0, 0, time.UTC)
+	var events []string
+	for i := range 20 {
+		ev := fmt.Sprintf("s/auto/%d", 1000+i)
+		events = append(events, ev)
+		if _, written, err := Auto(disk(root), root, AutoInput{SessionID: "s", Trigger: "auto", Event: ev, Branch: "main", Now: t0}); err != nil || !written {
+			t.Fatalf("checkpoint %d: %v %v", i, written, err)
+		}
+	}
+	names, _ := Names(root)
+	if len(names) != 20 {
+		t.Fatalf("%d checkpoints", len(names))
+	}
+	// The event of the name the newest-first scan reaches last.
+	lastEvent, _ := eventOf(root, filepath.Join(Dir(root), names[len(names)-1]))
+	if err := os.Remove(filepath.Join(root, filepath.FromSlash(IndexFile))); err != nil {
+		t.Fatal(err)
+	}
+	if _, written, err := Auto(disk(root), root, AutoInput{SessionID: "s", Trigger: "auto", Event: lastEvent, Branch: "main", Now: t0.Add(time.Second)}); err != nil || written {
+		t.Fatalf("the repeat of %s: written %v, %v (a second checkpoint for one compaction)", lastEvent, written, err)
+	}
+	if n, _ := Names(root); len(n) != 20 {
+		t.Errorf("%d checkpoints after the repeat, want 20", len(n))
 	}
 }

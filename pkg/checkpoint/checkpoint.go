@@ -18,9 +18,10 @@ import (
 	"strings"
 	"time"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/cairn-hooks/cairn/pkg/jsonw"
+	"github.com/cairn-hooks/cairn/pkg/plain"
+	"github.com/cairn-hooks/cairn/pkg/redact"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
 
@@ -29,6 +30,26 @@ const (
 	StatusInProgress = "in-progress"
 	StatusAuto       = "auto" // written by the PreCompact hook, not by a person
 )
+
+// Kinds of checkpoint, told apart by the frontmatter's kind: field (SPEC §10).
+const (
+	KindSaved   = "saved"   // by the user, with cairn context save (/context-save); never pruned
+	KindAuto    = "auto"    // by PreCompact and PostCompact, one per compaction
+	KindHandoff = "handoff" // by SessionEnd, one per session that did work
+)
+
+// KindOf is a checkpoint's kind as its frontmatter gives it; a checkpoint written before kinds
+// existed is auto when its status is, else saved.
+func KindOf(kind, status string) string {
+	switch kind {
+	case KindSaved, KindAuto, KindHandoff:
+		return kind
+	}
+	if status == StatusAuto {
+		return KindAuto
+	}
+	return KindSaved
+}
 
 // maxTitle is seed 002's `cut -c1-60` on the sanitised title.
 const maxTitle = 60
@@ -101,25 +122,11 @@ func SanitizeTitle(title string) string {
 // characters dropped, whitespace runs made one space), at most 200 characters, "untitled" when
 // empty. Unlike the filename it keeps case, Unicode and punctuation.
 func DisplayTitle(title string) string {
-	s := oneLine(title)
-	if utf8.RuneCountInString(s) > maxDisplayTitle {
-		s = string([]rune(s)[:maxDisplayTitle-1]) + "…"
-	}
+	s := plain.Field(title, maxDisplayTitle)
 	if s == "" {
 		return Untitled
 	}
 	return s
-}
-
-func oneLine(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) && !unicode.IsSpace(r) {
-			return -1
-		}
-		return r
-	}, s)
-	return strings.Join(strings.Fields(s), " ")
 }
 
 // Sections are the four parts of a checkpoint's body, as markdown.
@@ -134,6 +141,7 @@ type Sections struct {
 type Entry struct {
 	Title       string        // as given; sanitised for the filename, one-lined for the heading
 	Status      string        // "" means in-progress
+	Kind        string        // KindSaved, KindAuto or KindHandoff; "" means saved
 	Branch      string        // the branch the work is on
 	Time        time.Time     // names the file (local time) and fills timestamp
 	Duration    time.Duration // session duration, written when HasDuration
@@ -157,7 +165,8 @@ func Render(e Entry) []byte {
 		status = StatusInProgress
 	}
 	fmt.Fprintf(&b, "status: %s\n", yamlScalar(status))
-	fmt.Fprintf(&b, "branch: %s\n", yamlScalar(e.Branch))
+	fmt.Fprintf(&b, "kind: %s\n", KindOf(e.Kind, status))
+	fmt.Fprintf(&b, "branch: %s\n", yamlScalar(redact.Redact(e.Branch)))
 	fmt.Fprintf(&b, "timestamp: %s\n", e.Time.Format(timestampLayout))
 	if e.HasDuration {
 		fmt.Fprintf(&b, "session_duration_s: %d\n", int64(max(e.Duration, 0)/time.Second))
@@ -174,14 +183,20 @@ func Render(e Entry) []byte {
 	} else {
 		b.WriteString("files_modified:\n")
 		for _, f := range files {
-			fmt.Fprintf(&b, "  - %s\n", yamlScalar(f))
+			fmt.Fprintf(&b, "  - %s\n", yamlScalar(redact.Redact(f))) // a repository names its files
 		}
 	}
-	b.WriteString("---\n\n")
-	b.WriteString(workingOn + DisplayTitle(e.Title) + "\n")
+	b.WriteString("---\n")
+	return renderBody(&b, e, redact.Redact)
+}
+
+// renderBody appends what follows the frontmatter: a blank line, the "## Working on:" heading
+// and the four sections, each passed through clean (redact.Redact) first.
+func renderBody(b *bytes.Buffer, e Entry, clean func(string) string) []byte {
+	b.WriteString("\n" + workingOn + DisplayTitle(e.Title) + "\n")
 	for i, body := range [4]string{e.Summary, e.Decisions, e.Remaining, e.Notes} {
-		fmt.Fprintf(&b, "\n### %s\n\n", headings[i])
-		if body = neutralize(body); body != "" {
+		fmt.Fprintf(b, "\n### %s\n\n", headings[i])
+		if body = neutralize(clean(body)); body != "" {
 			b.WriteString(body + "\n")
 		}
 	}
@@ -311,8 +326,8 @@ const maxAttempts = 16
 // saves in the same second with the same title) a random 4-character [a-z0-9] suffix is added,
 // as seed 002 does. The existence check and the write happen under the file's lock, so a
 // concurrent save can never be overwritten: the file is created or another name is tried.
-func Save(files safefile.Writer, root string, e Entry) (Saved, error) {
-	slug := SanitizeTitle(e.Title)
+func Save(files safefile.Writer, root string, e Entry, opts ...safefile.Option) (Saved, error) {
+	slug := SanitizeTitle(redact.Redact(e.Title)) // a file name is written too
 	if e.Title == "" {
 		e.Title = slug
 	}
@@ -325,7 +340,7 @@ func Save(files safefile.Writer, root string, e Entry) (Saved, error) {
 			name = base + "-" + randomSuffix() + ".md"
 		}
 		path := filepath.Join(dir, name)
-		created, err := files.Create(path, content, checkpointPerm)
+		created, err := files.Create(path, content, checkpointPerm, opts...)
 		if err != nil {
 			return Saved{}, err
 		}

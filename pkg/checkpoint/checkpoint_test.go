@@ -2,12 +2,14 @@ package checkpoint
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -48,23 +50,54 @@ func TestSanitizeTitle(t *testing.T) {
 	}
 }
 
+var update = flag.Bool("update", false, "rewrite testdata/sanitize-title.golden by running seed 002's shell pipeline")
+
 // The sanitiser agrees with seed 002's own pipeline wherever the seed is defined (titles whose
-// only whitespace is spaces and tabs).
+// only whitespace is spaces and tabs). The pipeline's answers for 200 random titles are kept in
+// testdata/sanitize-title.golden; -update runs the pipeline again (it needs sh, tr and cut).
 func TestSanitizeTitleMatchesSeedPipeline(t *testing.T) {
+	const golden = "testdata/sanitize-title.golden"
+	if *update {
+		writeSeedGolden(t, golden)
+	}
+	data, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+		inQ, wantQ, ok := strings.Cut(l, "\t")
+		in, err1 := strconv.Unquote(inQ)
+		want, err2 := strconv.Unquote(wantQ)
+		if !ok || err1 != nil || err2 != nil {
+			t.Fatalf("bad golden line %q", l)
+		}
+		if got := SanitizeTitle(in); got != want {
+			t.Errorf("SanitizeTitle(%q) = %q; the seed's pipeline gives %q", in, got, want)
+		}
+		n++
+	}
+	if n != 200 {
+		t.Fatalf("%d golden titles, want 200", n)
+	}
+}
+
+// writeSeedGolden runs seed 002's title pipeline on 200 random titles and records its answers.
+func writeSeedGolden(t *testing.T, golden string) {
 	sh, err := exec.LookPath("sh")
 	if err != nil {
-		t.Skip("no sh")
+		t.Fatal("-update needs sh")
 	}
 	const alphabet = "aZ09.-_ \t/$()~`';ÄéxY"
 	r := rand.New(rand.NewPCG(1, 2))
 	runes := []rune(alphabet)
+	var b strings.Builder
 	for i := 0; i < 200; i++ {
-		var b strings.Builder
+		var in strings.Builder
 		for j := r.IntN(90); j > 0; j-- {
-			b.WriteRune(runes[r.IntN(len(runes))])
+			in.WriteRune(runes[r.IntN(len(runes))])
 		}
-		in := b.String()
-		cmd := exec.Command(sh, "-c", `printf '%s' "$1" | LC_ALL=C tr '[:upper:]' '[:lower:]' | LC_ALL=C tr -s ' \t' '-' | LC_ALL=C tr -cd 'a-z0-9.-' | cut -c1-60`, "sh", in)
+		cmd := exec.Command(sh, "-c", `printf '%s' "$1" | LC_ALL=C tr '[:upper:]' '[:lower:]' | LC_ALL=C tr -s ' \t' '-' | LC_ALL=C tr -cd 'a-z0-9.-' | cut -c1-60`, "sh", in.String())
 		out, err := cmd.Output()
 		if err != nil {
 			t.Fatal(err)
@@ -73,9 +106,10 @@ func TestSanitizeTitleMatchesSeedPipeline(t *testing.T) {
 		if want == "" {
 			want = Untitled
 		}
-		if got := SanitizeTitle(in); got != want {
-			t.Errorf("SanitizeTitle(%q) = %q; the seed's pipeline gives %q", in, got, want)
-		}
+		fmt.Fprintf(&b, "%s\t%s\n", strconv.Quote(in.String()), strconv.Quote(want))
+	}
+	if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -88,6 +122,7 @@ func TestRenderExact(t *testing.T) {
 	}
 	want := `---
 status: in-progress
+kind: saved
 branch: feat/auth
 timestamp: 2026-04-18T14:30:00-07:00
 session_duration_s: 5025
@@ -183,5 +218,13 @@ func TestPlainScalarMatchesRegexp(t *testing.T) {
 		if got, want := plainScalar(s), re.MatchString(s); got != want {
 			t.Errorf("plainScalar(%q) = %v, the regexp says %v", s, got, want)
 		}
+	}
+}
+
+// A file name is a repository's text: one that holds a key is redacted like any other field.
+func TestRenderRedactsFileNames(t *testing.T) {
+	out := string(Render(Entry{Title: "t", Branch: "main", Time: t0, Files: []string{"notes/c AKIAIOSFODNN7EXAMPLE.txt", "a.go"}}))
+	if strings.Contains(out, "AKIAIOSFODNN7EXAMPLE") || !strings.Contains(out, "  - a.go\n") {
+		t.Errorf("files_modified:\n%s", out)
 	}
 }

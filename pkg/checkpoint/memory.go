@@ -1,12 +1,10 @@
 package checkpoint
 
 import (
-	"bytes"
-	"io"
-	"os"
+	"path/filepath"
 	"strings"
 
-	"github.com/cairn-hooks/cairn/pkg/project"
+	"github.com/cairn-hooks/cairn/pkg/safefile"
 	"github.com/cairn-hooks/cairn/pkg/timeline"
 )
 
@@ -49,29 +47,9 @@ func Memory(root string) []MemoryTail {
 }
 
 func tail(root, rel string, n int) ([]string, bool) {
-	path, err := project.Confine(root, rel)
+	data, err := safefile.ReadTail(root, filepath.Join(root, rel), tailWindow)
 	if err != nil {
 		return nil, false
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, false
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return nil, false
-	}
-	off := max(fi.Size()-tailWindow, 0)
-	data, err := io.ReadAll(io.NewSectionReader(f, off, tailWindow))
-	if err != nil {
-		return nil, false
-	}
-	if off > 0 {
-		// Drop the partial first line of the window.
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			data = data[i+1:]
-		}
 	}
 	text := strings.TrimRight(strings.ToValidUTF8(string(data), "\uFFFD"), "\n")
 	if text == "" {

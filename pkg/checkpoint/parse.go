@@ -1,12 +1,13 @@
 package checkpoint
 
 import (
-	"bytes"
 	"math"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/cairn-hooks/cairn/pkg/flatmatter"
+	"github.com/cairn-hooks/cairn/pkg/plain"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
 
@@ -19,6 +20,7 @@ import (
 // unreadable.
 type Frontmatter struct {
 	Status      string
+	Kind        string // KindSaved, KindAuto or KindHandoff (see KindOf)
 	Branch      string
 	Timestamp   string    // as written
 	Time        time.Time // Timestamp parsed, when it parses
@@ -32,14 +34,15 @@ type Frontmatter struct {
 // Frontmatter: a field of an unexpected type is converted or left empty.
 func ReadFrontmatter(fm map[string]any) Frontmatter {
 	var c Frontmatter
-	c.Status = oneLine(scalar(fm["status"]))
-	c.Branch = oneLine(scalar(fm["branch"]))
-	c.Event = oneLine(scalar(fm["event"]))
+	c.Status = plain.Line(scalar(fm["status"]), 0)
+	c.Kind = KindOf(plain.Line(scalar(fm["kind"]), 0), c.Status)
+	c.Branch = plain.Line(scalar(fm["branch"]), 0)
+	c.Event = plain.Line(scalar(fm["event"]), 0)
 	switch t := fm["timestamp"].(type) {
 	case time.Time:
 		c.Time, c.Timestamp = t, t.Format(timestampLayout)
 	default:
-		c.Timestamp = oneLine(scalar(t))
+		c.Timestamp = plain.Line(scalar(t), 0)
 		for _, layout := range []string{time.RFC3339, timestampLayout, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02"} {
 			if tm, err := time.Parse(layout, c.Timestamp); err == nil {
 				c.Time = tm
@@ -55,12 +58,12 @@ func ReadFrontmatter(fm map[string]any) Frontmatter {
 	switch v := fm["files_modified"].(type) {
 	case []any:
 		for _, f := range v {
-			if s := oneLine(scalar(f)); s != "" {
+			if s := plain.Line(scalar(f), 0); s != "" {
 				c.Files = append(c.Files, s)
 			}
 		}
 	default:
-		if s := oneLine(scalar(v)); s != "" {
+		if s := plain.Line(scalar(v), 0); s != "" {
 			c.Files = []string{s}
 		}
 	}
@@ -69,8 +72,8 @@ func ReadFrontmatter(fm map[string]any) Frontmatter {
 
 // eventOf reads the event of the checkpoint at path from its first 64 KiB with the line reader:
 // Auto wrote that line itself (Render), and the line reader reads what Render writes as YAML does.
-func eventOf(path string) (string, bool) {
-	data, err := safefile.ReadHead(path, 64<<10)
+func eventOf(root, path string) (string, bool) {
+	data, err := safefile.ReadHead(root, path, 64<<10)
 	if err != nil {
 		return "", false
 	}
@@ -104,66 +107,12 @@ func scalar(v any) string {
 	return ""
 }
 
-// SplitLoose is the line reader for a frontmatter (what PreCompact uses, and what saved falls back
-// to when YAML refuses one): the lines between a first "---" line
-// and the next one, as "key: value" pairs and "- item" list entries under the last key.
+// SplitLoose reads a checkpoint's frontmatter with the line reader (flatmatter): what PreCompact
+// uses to find its own event line, and what saved falls back to when YAML refuses one. A block
+// without its closing line is all frontmatter.
 func SplitLoose(data []byte) (map[string]any, []byte) {
-	fm := map[string]any{}
-	rest := data
-	line, rest, ok := cutLine(rest)
-	for ok && strings.TrimSpace(line) == "" {
-		line, rest, ok = cutLine(rest)
-	}
-	if strings.TrimSpace(line) != "---" {
-		return fm, data
-	}
-	key := ""
-	for {
-		line, rest, ok = cutLine(rest)
-		if !ok && line == "" {
-			return fm, nil // no closing line: all of it was frontmatter
-		}
-		t := strings.TrimSpace(line)
-		if t == "---" {
-			return fm, rest
-		}
-		if item, isItem := strings.CutPrefix(t, "- "); isItem && key != "" {
-			list, _ := fm[key].([]any)
-			fm[key] = append(list, unquote(item))
-			continue
-		}
-		if k, v, found := strings.Cut(t, ":"); found && !strings.HasPrefix(line, " ") {
-			key = strings.TrimSpace(k)
-			if v = strings.TrimSpace(v); v != "" && v != "[]" {
-				fm[key] = unquote(v)
-			} else {
-				fm[key] = nil
-			}
-		}
-		if !ok {
-			return fm, nil
-		}
-	}
-}
-
-func cutLine(b []byte) (line string, rest []byte, ok bool) {
-	i := bytes.IndexByte(b, '\n')
-	if i < 0 {
-		return string(b), nil, false
-	}
-	return string(b[:i]), b[i+1:], true
-}
-
-func unquote(s string) string {
-	if len(s) >= 2 && (s[0] == '"' && s[len(s)-1] == '"') {
-		if u, err := strconv.Unquote(s); err == nil {
-			return u
-		}
-	}
-	if len(s) >= 2 && s[0] == '\'' && s[len(s)-1] == '\'' {
-		return strings.ReplaceAll(s[1:len(s)-1], "''", "'")
-	}
-	return s
+	fm, body, _ := flatmatter.Split(data)
+	return fm, body
 }
 
 // ParseBody splits the markdown after the frontmatter into the heading and the four sections.
@@ -176,7 +125,7 @@ func ParseBody(body []byte) (heading string, s Sections) {
 	seenHeading := false
 	for _, l := range strings.Split(text, "\n") {
 		if h, ok := strings.CutPrefix(l, strings.TrimSpace(workingOn)); ok && !seenHeading {
-			heading, seenHeading = oneLine(h), true
+			heading, seenHeading = plain.Line(h, 0), true
 			continue
 		}
 		if i, ok := sectionHeading(l); ok {

@@ -1,29 +1,59 @@
-// Package compaction records what a session needs to survive a compaction: the snapshot block
-// of the active run's MEMORY.md, the snapshot section of .claude/state/session-context.md, and
-// one automatic checkpoint. The PreCompact hook calls it before each compaction; SessionStart
-// calls it after one for which PreCompact did not run.
+// Package compaction records what a session needs to survive a compaction, and holds every
+// policy about a compaction's identity (checkpoint.CompactionID, which it builds): which
+// compaction a record belongs to, whether one was recorded already, and whether PreCompact missed
+// one.
 //
-// Every write is idempotent: a repeated record for the same session, trigger and transcript
-// length (the compaction's identity, SPEC §9) leaves every file byte-identical.
+// The route of a PreCompact payload, from hooks/precompact/main.go to the files it writes, is
+// Record, which calls, in order:
+//
+//  1. IdentityOf: the compaction's identity — session, trigger and the transcript's length — from
+//     one stat of the transcript (checkpoint.CompactionID);
+//  2. activeRun: the active run and its state.json (runstate), resolved and read once;
+//  3. done: whether checkpoint.Recorded, the session-context snapshot (sessionfile) and the
+//     whiteboard (whiteboard.Event) all carry that identity already; then it returns, so a
+//     repeated PreCompact costs a stat and a few small reads;
+//  4. gather: Claude Code's task list (tasks), the branch (project), and one read of the
+//     transcript from its end (transcript.ForCompaction: the files edited since the last
+//     compaction, the last prompts);
+//  5. whiteboard.Refresh into the run's MEMORY.md, when a run is active;
+//  6. sessionfile.Refresh into .claude/state/session-context.md (its parked items untouched);
+//  7. checkpoint.Auto: the automatic checkpoint, once per identity;
+//  8. timeline.Append: one "compaction" line in memory/timeline.jsonl, when the checkpoint is new.
+//
+// Every write is idempotent: a repeated record for the same identity leaves every file
+// byte-identical. SessionStart asks Missed and CompactedSince (the policy on the transcript's
+// boundaries) and calls Record itself, marked Late, for a compaction PreCompact did not see.
 package compaction
 
 import (
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
-	"github.com/cairn-hooks/cairn/pkg/hookio"
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/registry"
 	"github.com/cairn-hooks/cairn/pkg/runstate"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
-	"github.com/cairn-hooks/cairn/pkg/sessionctx"
+	"github.com/cairn-hooks/cairn/pkg/sessionfile"
 	"github.com/cairn-hooks/cairn/pkg/tasks"
+	"github.com/cairn-hooks/cairn/pkg/timeline"
 	"github.com/cairn-hooks/cairn/pkg/transcript"
 	"github.com/cairn-hooks/cairn/pkg/whiteboard"
 )
+
+// IdentityOf returns the identity of the compaction in, from one stat of its transcript.
+func IdentityOf(in Input) checkpoint.CompactionID {
+	id := checkpoint.CompactionID{Session: in.SessionID, Trigger: in.Trigger, Size: -1}
+	if in.TranscriptPath != "" {
+		// Opened the way it is read (a regular file, without blocking), not merely stat'd.
+		if f, fi, err := safefile.OpenLoose(in.TranscriptPath); err == nil {
+			id.Size = fi.Size()
+			f.Close()
+		}
+	}
+	return id
+}
 
 // promptsInCheckpoint is how many of the last user prompts the automatic checkpoint keeps.
 const promptsInCheckpoint = 3
@@ -47,98 +77,123 @@ type Input struct {
 	Late bool
 }
 
-// Record writes what a compaction needs: the whiteboard snapshot (with an active run), the
-// session-context snapshot and one automatic checkpoint. Every step runs even when another fails;
-// the first failure is returned and the others are reported through Warn.
-func Record(env Env, in Input) error {
-	inv := &env
-	if !env.DryRun && done(inv, in) {
-		return nil // a repeat of a compaction recorded whole: nothing would change
-	}
-	f := gather(inv, in)
-	var errs []error
-	if err := refreshWhiteboard(inv, in, f); err != nil {
-		errs = append(errs, err)
-	}
-	if err := refreshSessionContext(inv, in, f); err != nil {
-		errs = append(errs, fmt.Errorf(".claude/state/session-context.md: %w", err))
-	}
-	if err := autoCheckpoint(inv, in, f); err != nil {
-		errs = append(errs, fmt.Errorf("automatic checkpoint: %w", err))
-	}
-	return hookio.FirstError(inv.Warn, errs)
+// run is the active run, resolved once per event.
+type run struct {
+	active bool
+	run    runstate.Run
+	state  runstate.State
+	note   string // why state.json is not read whole; "" when it is
+	err    error  // the active pointer could not be resolved
 }
 
-// facts is what the hook reads once and every step shares.
-type facts struct {
-	event     string
-	size      int64 // transcript length, -1 when unknown
-	open      []tasks.Task
-	completed []tasks.Task
-	edited    []string
-	branch    string
-}
-
-// identity is the compaction's identity: a repeated PreCompact for the same session, trigger and
-// transcript length is the same compaction (SPEC §9), with no wall-clock debounce window to tune.
-func identity(in Input) (event string, size int64) {
-	size = -1
-	if in.TranscriptPath != "" {
-		if fi, err := os.Stat(in.TranscriptPath); err == nil {
-			size = fi.Size()
-		}
-	}
-	return checkpoint.EventID(in.SessionID, in.Trigger, size), size
-}
-
-// done reports whether every file already records this compaction: the checkpoint (written
-// last), the session-context snapshot and, with an active run, the whiteboard. Then a repeat
-// costs a stat and three small reads instead of a transcript scan.
-func done(inv *Env, in Input) bool {
-	event, _ := identity(in)
-	if !checkpoint.Recorded(inv.Root, event) {
-		return false
-	}
-	data, err := safefile.Read(sessionctx.Path(inv.Root))
-	if err != nil || sessionctx.Event(data) != event {
-		return false
-	}
-	r, err := runstate.Active(inv.Root)
+func activeRun(env *Env) run {
+	r, err := runstate.Active(env.Root)
 	if errors.Is(err, runstate.ErrNoActive) {
-		return true
+		return run{}
 	}
 	if err != nil {
+		return run{err: err}
+	}
+	ar := run{active: true, run: r}
+	st, warnings, err := runstate.Load(env.Root, r)
+	for _, w := range warnings {
+		env.Warn("%s/%s", r.Rel, w)
+	}
+	switch {
+	case err != nil:
+		env.Warn("%s/state.json: %v", r.Rel, err)
+		ar.note = fmt.Sprintf("state.json could not be read (%v); fix it so the next snapshot is complete", err)
+	case !safefile.IsFile(env.Root, r.StatePath()):
+		ar.note = "state.json is missing; run `cairn run set key=value` to record the run's state"
+	}
+	ar.state = st
+	return ar
+}
+
+// Record writes what a compaction needs: the whiteboard snapshot (with an active run), the
+// session-context snapshot, the automatic checkpoint and its timeline line. Every step runs even
+// when another fails; the failures are returned together.
+func Record(env Env, in Input) error {
+	id := IdentityOf(in)
+	r := activeRun(&env)
+	if !env.DryRun && done(&env, id, r) {
+		return nil // a repeat of a compaction recorded whole: nothing would change
+	}
+	f := gather(&env, in, id)
+	var errs []error
+	if err := refreshWhiteboard(&env, in, f, r); err != nil {
+		errs = append(errs, err)
+	}
+	if err := refreshSessionFile(&env, in, f); err != nil {
+		errs = append(errs, fmt.Errorf(".claude/state/session-context.md: %w", err))
+	}
+	if err := autoCheckpoint(&env, in, f, r); err != nil {
+		errs = append(errs, fmt.Errorf("automatic checkpoint: %w", err))
+	}
+	return errors.Join(errs...)
+}
+
+// done reports whether every file already records compaction id: the checkpoint (written last),
+// the session-context snapshot and, with an active run, the whiteboard.
+func done(env *Env, id checkpoint.CompactionID, r run) bool {
+	event := id.String()
+	if !checkpoint.Recorded(env.Root, event) || Recorded(env.Root) != event {
+		return false
+	}
+	if r.err != nil {
 		return false // let the full record report it
 	}
-	data, err = safefile.Read(r.MemoryPath())
+	if !r.active {
+		return true
+	}
+	data, _, err := safefile.ReadFile(env.Root, r.run.MemoryPath(), maxWhiteboard)
 	return err == nil && whiteboard.Event(data) == event
 }
 
-func gather(inv *Env, in Input) facts {
-	f := facts{branch: project.Branch(inv.Root)}
-	f.event, f.size = identity(in)
+// maxWhiteboard bounds the read of MEMORY.md: it is capped at 200 lines.
+const maxWhiteboard = 1 << 20
 
+// Recorded returns the identity, as written, of the last compaction recorded in
+// session-context.md's snapshot, or "".
+func Recorded(root string) string {
+	data, _, err := safefile.ReadFile(root, sessionfile.Path(root), sessionfile.MaxSize)
+	if err != nil {
+		return ""
+	}
+	return sessionfile.Event(data)
+}
+
+// facts is what the event reads once and every step shares.
+type facts struct {
+	id        checkpoint.CompactionID
+	open      []tasks.Task
+	completed []tasks.Task
+	edited    []string
+	prompts   []string
+	branch    string
+}
+
+func gather(env *Env, in Input, id checkpoint.CompactionID) facts {
+	f := facts{id: id, branch: project.Branch(env.Root)}
 	var all []tasks.Task
-	if inv.Config != "" && in.SessionID != "" {
-		ts, err := tasks.ForSession(inv.Config, in.SessionID)
+	if env.Config != "" && in.SessionID != "" {
+		ts, err := tasks.ForSession(env.Config, in.SessionID)
 		if err != nil {
-			inv.Warn("tasks: %v", err)
+			env.Warn("tasks: %v", err)
 		}
 		all = ts
 	}
-	if len(all) == 0 && in.TranscriptPath != "" {
-		if todos, ok, err := transcript.LastTodos(in.TranscriptPath); err == nil && ok {
-			all = todos
+	if in.TranscriptPath != "" {
+		tr, err := transcript.ForCompaction(in.TranscriptPath, env.Root, promptsInCheckpoint, len(all) == 0)
+		if err != nil {
+			env.Warn("%v", err)
+		}
+		f.edited, f.prompts = tr.Edited, tr.Prompts
+		for _, td := range tr.Todos {
+			all = append(all, tasks.Task{ID: td.ID, Subject: td.Subject, Status: td.Status})
 		}
 	}
 	f.open, f.completed = tasks.Open(all), tasks.Completed(all)
-	if in.TranscriptPath != "" {
-		edited, err := transcript.EditedFilesSinceBoundary(in.TranscriptPath, inv.Root)
-		if err != nil {
-			inv.Warn("transcript: %v", err)
-		}
-		f.edited = edited
-	}
 	return f
 }
 
@@ -155,100 +210,76 @@ func taskLines(ts []tasks.Task) []string {
 	return out
 }
 
-func refreshWhiteboard(inv *Env, in Input, f facts) error {
-	r, err := runstate.Active(inv.Root)
-	if errors.Is(err, runstate.ErrNoActive) {
+func refreshWhiteboard(env *Env, in Input, f facts, r run) error {
+	if r.err != nil {
+		return r.err
+	}
+	if !r.active {
 		return nil // the whiteboard exists only inside a run
 	}
-	if err != nil {
-		return err
+	s := whiteboard.Snapshot{
+		Event: f.id.String(), At: env.Now, RunID: r.run.ID, State: r.state, StateNote: r.note,
+		Trigger: in.Trigger, Instructions: in.Instructions, Tasks: taskLines(f.open), Files: f.edited,
 	}
-	snap := snapshot(inv, in, r)
-	snap.Event = f.event
+	if id := r.state.Get("run_id"); id != "" {
+		s.RunID = id
+	}
 	if in.Late {
-		snap.Trigger += ", recorded late by SessionStart (PreCompact did not run)"
+		s.Trigger += ", recorded late by SessionStart (PreCompact did not run)"
 	}
-	snap.Tasks, snap.Files = taskLines(f.open), f.edited
 	var res whiteboard.Result
-	if _, err := inv.Files.Update(r.MemoryPath(), 0o644, func(old []byte, exists bool) ([]byte, error) {
-		res = whiteboard.Refresh(old, exists, snap)
+	if _, err := env.Files.Update(r.run.MemoryPath(), 0o644, func(old []byte, exists bool) ([]byte, error) {
+		res = whiteboard.Refresh(old, exists, s)
 		return res.Data, nil
 	}); err != nil {
-		return fmt.Errorf("%s: %w", r.Rel+"/MEMORY.md", err)
+		return fmt.Errorf("%s: %w", r.run.Rel+"/MEMORY.md", err)
 	}
 	if res.ProseOver {
-		inv.Warn("%s/MEMORY.md: the prose alone is over %d lines; the snapshot was cut to its minimum", r.Rel, whiteboard.MaxLines-3)
+		env.Warn("%s/MEMORY.md: the prose alone is over %d lines; the snapshot was cut to its minimum", r.run.Rel, whiteboard.MaxLines-3)
 	} else if res.Dropped > 0 {
-		inv.Warn("%s/MEMORY.md: snapshot shortened by %d lines to stay within %d lines", r.Rel, res.Dropped, whiteboard.MaxLines)
+		env.Warn("%s/MEMORY.md: snapshot shortened by %d lines to stay within %d lines", r.run.Rel, res.Dropped, whiteboard.MaxLines)
 	}
 	return nil
 }
 
-func snapshot(inv *Env, in Input, r runstate.Run) whiteboard.Snapshot {
-	s := whiteboard.Snapshot{
-		At:           inv.Now,
-		RunID:        r.ID,
-		Trigger:      in.Trigger,
-		Instructions: in.Instructions,
-	}
-	st, warnings, err := runstate.Load(r)
-	for _, w := range warnings {
-		inv.Warn("%s/%s", r.Rel, w)
-	}
-	if err != nil {
-		inv.Warn("%s/state.json: %v", r.Rel, err)
-		s.StateNote = fmt.Sprintf("state.json could not be read (%v); fix it so the next snapshot is complete", err)
-		return s
-	}
-	if _, err := os.Stat(r.StatePath()); err != nil {
-		s.StateNote = "state.json is missing; run `cairn run set key=value` to record the run's state"
-	}
-	if id := st.Get("run_id"); id != "" {
-		s.RunID = id
-	}
-	s.Issue, s.Phase, s.Branch, s.Worktree, s.PR = st.Get("issue"), st.Get("phase"), st.Get("branch"), st.Get("worktree"), st.Get("pr")
-	for i, g := range whiteboard.GateNames {
-		s.Gates[i] = st.Get("gate_" + g)
-	}
-	s.PlanOpen, s.UpdatedAt = st.Get("plan_open"), st.Get("updated_at")
-	return s
-}
-
-func refreshSessionContext(inv *Env, in Input, f facts) error {
-	snap := sessionctx.Snapshot{
-		Event: f.event, At: inv.Now, SessionID: in.SessionID, Trigger: in.Trigger, Branch: f.branch,
+func refreshSessionFile(env *Env, in Input, f facts) error {
+	snap := sessionfile.Snapshot{
+		Event: f.id.String(), At: env.Now, SessionID: in.SessionID, Trigger: in.Trigger, Branch: f.branch,
 		Tasks: taskLines(f.open), Files: f.edited,
 	}
-	_, err := inv.Files.Update(sessionctx.Path(inv.Root), 0o644, func(old []byte, exists bool) ([]byte, error) {
-		return sessionctx.Refresh(old, exists, snap), nil
-	})
+	_, err := env.Files.Update(sessionfile.Path(env.Root), 0o644, func(old []byte, exists bool) ([]byte, error) {
+		return sessionfile.Refresh(old, exists, snap), nil
+	}, safefile.Limit(sessionfile.MaxSize))
 	return err
 }
 
-func autoCheckpoint(inv *Env, in Input, f facts) error {
+func autoCheckpoint(env *Env, in Input, f facts, r run) error {
 	ai := checkpoint.AutoInput{
-		SessionID: in.SessionID, Trigger: in.Trigger, Event: f.event, TranscriptSize: f.size,
-		Instructions: in.Instructions, Branch: f.branch, Now: inv.Now,
-		Open: f.open, Completed: f.completed, FilesEdited: f.edited,
+		SessionID: in.SessionID, Trigger: in.Trigger, Event: f.id.String(),
+		Instructions: in.Instructions, Branch: f.branch, Now: env.Now,
+		Open: f.open, Completed: f.completed, FilesEdited: f.edited, Prompts: f.prompts,
 	}
 	if in.SessionID != "" {
-		if started, ok := registry.New(inv.Files, inv.Root).Started(in.SessionID); ok {
+		if started, ok := registry.New(env.Files, env.Root).Started(in.SessionID); ok {
 			ai.Started = started
 		}
 	}
-	if r, err := runstate.Active(inv.Root); err == nil {
-		st, _, _ := runstate.Load(r)
-		cr := &checkpoint.Run{ID: r.ID, Issue: st.Get("issue"), Phase: st.Get("phase"), PR: st.Get("pr"), PlanOpen: st.Get("plan_open")}
-		for _, g := range whiteboard.GateNames {
-			cr.Gates = append(cr.Gates, checkpoint.Gate{Name: g, Verdict: st.Get("gate_" + g)})
-		}
-		ai.Run = cr
+	if r.active {
+		ai.Run, ai.State = &r.run, &r.state
 	}
-	if in.TranscriptPath != "" {
-		if prompts, err := transcript.LastUserPrompts(in.TranscriptPath, promptsInCheckpoint); err == nil {
-			ai.Prompts = prompts
-		}
+	saved, written, err := checkpoint.Auto(env.Files, env.Root, ai)
+	if err != nil || !written {
+		return err
 	}
-	_, _, err := checkpoint.Auto(inv.Files, inv.Root, ai)
-	return err
+	trigger := in.Trigger
+	if trigger == "" {
+		trigger = "unknown"
+	}
+	if err := timeline.Append(env.Files, env.Root, timeline.Event{
+		Time: env.Now, Event: timeline.Compaction, Session: in.SessionID, Branch: f.branch,
+		Trigger: trigger, Checkpoint: saved.Rel,
+	}); err != nil {
+		return fmt.Errorf("%s: %w", timeline.File, err)
+	}
+	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -54,11 +53,25 @@ func TestParse(t *testing.T) {
 	if se := ParseSessionEnd([]byte(`{"reason":"bypass_permissions_disabled"}`)); se.Reason != "other" {
 		t.Fatal(se.Reason)
 	}
-	if ss := ParseSessionStart([]byte(`{"source":"compact","model":5}`)); ss.Source != "compact" || ss.Model != "" {
+	if ss := ParseSessionStart([]byte(`{"source":"compact","model":5}`)); ss.Source != "compact" {
 		t.Fatalf("%+v", ss)
 	}
 	if up := ParseUserPromptSubmit([]byte(`{"prompt":"hi"}`)); up.Prompt != "hi" {
 		t.Fatal(up.Prompt)
+	}
+	// Invalid bytes inside a string become U+FFFD, as the file writers write them.
+	if pc := ParsePreCompact([]byte("{\"session_id\":\"a\x80b\",\"custom_instructions\":\"\xff\xfekeep\"}")); pc.SessionID != "a\uFFFDb" {
+		t.Fatalf("%q", pc.SessionID)
+	}
+	// A trigger is one short word; anything else is "unknown", never part of a file name.
+	for in, want := range map[string]string{`"auto"`: "auto", `"manual"`: "manual", `"later_kind"`: "later_kind", `""`: "", `null`: "",
+		`"../x"`: "unknown", `"Auto"`: "unknown", `"a b"`: "unknown", `"` + strings.Repeat("a", 33) + `"`: "unknown"} {
+		if pc := ParsePreCompact([]byte(`{"trigger":` + in + `}`)); pc.Trigger != want {
+			t.Errorf("PreCompact trigger %s: %q, want %q", in, pc.Trigger, want)
+		}
+		if pc := ParsePostCompact([]byte(`{"trigger":` + in + `}`)); pc.Trigger != want {
+			t.Errorf("PostCompact trigger %s: %q, want %q", in, pc.Trigger, want)
+		}
 	}
 }
 
@@ -111,16 +124,4 @@ func FuzzReadPayload(f *testing.F) {
 		ParseSessionEnd(raw)
 		ParseUserPromptSubmit(raw)
 	})
-}
-
-func TestFirstError(t *testing.T) {
-	var warned []string
-	warn := func(f string, a ...any) { warned = append(warned, fmt.Sprintf(f, a...)) }
-	if err := FirstError(warn, nil); err != nil || len(warned) != 0 {
-		t.Fatal(err, warned)
-	}
-	err := FirstError(warn, []error{errors.New("a"), errors.New("b"), errors.New("c")})
-	if err == nil || err.Error() != "a" || strings.Join(warned, ",") != "b,c" {
-		t.Fatal(err, warned)
-	}
 }

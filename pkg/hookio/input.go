@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -70,23 +71,28 @@ type Common struct {
 	HookEventName  string
 	Cwd            string
 	TranscriptPath string
-	PermissionMode string
-	Raw            []byte // the payload as received
 }
 
 // SessionStart is the SessionStart payload. Source is startup|resume|clear|compact|fork.
 type SessionStart struct {
 	Common
 	Source string
-	Model  string
 }
 
-// PreCompact is the PreCompact payload. Trigger is manual|auto; CustomInstructions is nil when
-// the field is null or missing.
+// PreCompact is the PreCompact payload. Trigger is manual|auto (see trigger); CustomInstructions
+// is nil when the field is null or missing.
 type PreCompact struct {
 	Common
 	Trigger            string
 	CustomInstructions *string
+}
+
+// PostCompact is the PostCompact payload (Claude Code 2.1.76 and later). Trigger is
+// manual|auto; CompactSummary is the summary the model just wrote, as it replied.
+type PostCompact struct {
+	Common
+	Trigger        string
+	CompactSummary string
 }
 
 // SessionEnd is the SessionEnd payload. An unknown Reason is reported as "other".
@@ -104,14 +110,12 @@ type UserPromptSubmit struct {
 // ParseCommon reads the common fields. Unknown fields are ignored; a field of the wrong type
 // reads as empty.
 func ParseCommon(raw []byte) Common {
-	r := gjson.GetManyBytes(raw, "session_id", "hook_event_name", "cwd", "transcript_path", "permission_mode")
+	r := gjson.GetManyBytes(raw, "session_id", "hook_event_name", "cwd", "transcript_path")
 	return Common{
 		SessionID:      str(r[0]),
 		HookEventName:  str(r[1]),
 		Cwd:            str(r[2]),
 		TranscriptPath: str(r[3]),
-		PermissionMode: str(r[4]),
-		Raw:            raw,
 	}
 }
 
@@ -119,24 +123,52 @@ func str(r gjson.Result) string {
 	if r.Type != gjson.String {
 		return ""
 	}
-	return r.Str
+	// JSON text is UTF-8, but gjson hands back a string's bytes as they came: a payload's
+	// invalid bytes become U+FFFD here, once, as every file writer would write them, so that a
+	// compaction's identity reads back from a file as it was built.
+	return strings.ToValidUTF8(r.Str, "\uFFFD")
 }
 
 // ParseSessionStart types a SessionStart payload.
 func ParseSessionStart(raw []byte) SessionStart {
-	r := gjson.GetManyBytes(raw, "source", "model")
-	return SessionStart{Common: ParseCommon(raw), Source: str(r[0]), Model: str(r[1])}
+	return SessionStart{Common: ParseCommon(raw), Source: str(gjson.GetBytes(raw, "source"))}
 }
 
 // ParsePreCompact types a PreCompact payload.
 func ParsePreCompact(raw []byte) PreCompact {
 	r := gjson.GetManyBytes(raw, "trigger", "custom_instructions")
-	p := PreCompact{Common: ParseCommon(raw), Trigger: str(r[0])}
+	p := PreCompact{Common: ParseCommon(raw), Trigger: trigger(r[0])}
 	if r[1].Type == gjson.String {
 		s := r[1].Str
 		p.CustomInstructions = &s
 	}
 	return p
+}
+
+// ParsePostCompact types a PostCompact payload.
+func ParsePostCompact(raw []byte) PostCompact {
+	r := gjson.GetManyBytes(raw, "trigger", "compact_summary")
+	return PostCompact{Common: ParseCommon(raw), Trigger: trigger(r[0]), CompactSummary: str(r[1])}
+}
+
+// trigger reads a compaction's trigger. Claude Code sends manual or auto; a later version may
+// add a word, which is kept, but anything that is not one short lower-case word reads as
+// "unknown": the trigger names the compaction's checkpoint and is part of its identity, and a
+// payload must not choose a file name. Missing, it stays "".
+func trigger(r gjson.Result) string {
+	s := str(r)
+	if s == "" {
+		return ""
+	}
+	if len(s) > 32 {
+		return "unknown"
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '_' {
+			return "unknown"
+		}
+	}
+	return s
 }
 
 // ParseSessionEnd types a SessionEnd payload.

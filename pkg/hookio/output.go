@@ -6,11 +6,6 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/jsonw"
 )
 
-// MaxContext is the most cairn injects in one hook output. Claude Code moves anything over
-// 10,000 characters to a file and hands Claude a preview (reference §2.1); cairn stays under it
-// with a margin and announces its own cuts instead.
-const MaxContext = 9500
-
 // WriteContext writes text as additional context for SessionStart or UserPromptSubmit, as
 // hookSpecificOutput.additionalContext: the one form both events accept as context, immune to
 // a stray byte turning it into different plain text. Empty text writes nothing at all.

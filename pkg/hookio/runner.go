@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-hooks/cairn/pkg/plain"
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 	"github.com/cairn-hooks/cairn/pkg/version"
@@ -43,7 +44,7 @@ type Invocation struct {
 
 // Warn reports a problem that does not stop the hook: one stderr line and a log entry.
 func (inv *Invocation) Warn(format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
+	msg := plain.Line(fmt.Sprintf(format, args...), 0)
 	fmt.Fprintf(inv.stderr, "%s: warning: %s\n", inv.name, msg)
 	inv.log("warning", msg)
 }
@@ -60,16 +61,9 @@ func (inv *Invocation) log(level, msg string) {
 		return
 	}
 	path := filepath.Join(project.StateDir(inv.Root), LogName)
-	if fi, err := os.Stat(path); err == nil && fi.Size() > maxLog {
-		os.Rename(path, path+".1")
-	}
-	line := fmt.Sprintf("%s %s: %s: %s\n", inv.Now().UTC().Format(time.RFC3339), inv.name, level, oneLine(msg))
+	line := fmt.Sprintf("%s %s: %s: %s\n", inv.Now().UTC().Format(time.RFC3339), inv.name, level, plain.Field(msg, 0))
 	// The log is best effort: failing to log must not fail the hook.
-	_ = safefile.Disk{Roots: []string{inv.Root}}.Log(path, []byte(line), 0o600)
-}
-
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\x00", " ")), " ")
+	_ = safefile.Disk{Roots: []string{inv.Root}}.Append(path, []byte(line), 0o600, safefile.NoSync, safefile.RotateAt(maxLog))
 }
 
 // Main runs h as a process would: it parses flags, reads the payload, runs the hook and maps every
@@ -101,7 +95,7 @@ func Main(ctx context.Context, h Hook, args []string, stdin io.Reader, stdout, s
 		stdout.Write(inv.plan.Bytes())
 	}
 	if err != nil {
-		msg := oneLine(err.Error())
+		msg := plain.Line(err.Error(), 0)
 		fmt.Fprintf(stderr, "%s: error: %s\n", h.Name, msg)
 		inv.log("error", msg)
 		return 0
@@ -166,17 +160,4 @@ func firstFrames(stack []byte) string {
 		}
 	}
 	return strings.Join(out, " < ")
-}
-
-// FirstError is how a hook that does several independent things reports their failures: every
-// step has run, the first failure becomes the hook's one error line, and the others are reported
-// through warn.
-func FirstError(warn func(format string, args ...any), errs []error) error {
-	if len(errs) == 0 {
-		return nil
-	}
-	for _, err := range errs[1:] {
-		warn("%v", err)
-	}
-	return errs[0]
 }

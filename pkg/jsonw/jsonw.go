@@ -1,7 +1,9 @@
 // Package jsonw writes JSON without reflection, byte for byte as encoding/json's Marshal writes
 // the same values. It is for the records the hooks write on every run (the session registry, the
-// event and timeline lines, the hook output): a fresh process pays encoding/json 0.1–0.3 ms per
-// type to build its reflection-based encoder, which is a tenth of a whole hook's budget.
+// event and timeline lines, the hook output): a fresh process pays encoding/json for building
+// its reflection-based encoder once per type, a visible share of a hook's budget
+// (docs/BENCHMARKS.md). The hooks' paths use it, and gjson to read, throughout; the CLI, which
+// has no such budget, uses encoding/json.
 package jsonw
 
 import (

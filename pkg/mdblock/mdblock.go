@@ -6,6 +6,8 @@ package mdblock
 import (
 	"bytes"
 	"strings"
+
+	"github.com/cairn-hooks/cairn/pkg/plain"
 )
 
 // Markers name one kind of block: Begin is the prefix of the begin line ("<!-- cairn:snapshot
@@ -26,20 +28,18 @@ type File struct {
 func (m Markers) Split(data []byte) File {
 	var f File
 	lines := Lines(data)
-	i := 0
-	for ; i < len(lines) && !strings.HasPrefix(lines[i], m.Begin); i++ {
-	}
-	f.Before = lines[:i]
-	if i == len(lines) {
+	i, j := m.Find(lines)
+	if i < 0 {
+		f.Before = lines
 		return f
 	}
+	f.Before = lines[:i]
 	f.Attrs = map[string]string{}
 	for _, field := range strings.Fields(strings.TrimPrefix(lines[i], m.Begin)) {
 		if k, v, ok := strings.Cut(field, "="); ok && k != "" && v != "" {
 			f.Attrs[k] = v
 		}
 	}
-	j := m.end(lines, i)
 	f.Block = lines[i:j]
 	rest := append([]string(nil), lines[j:]...)
 	for k := 0; k < len(rest); k++ {
@@ -52,10 +52,23 @@ func (m Markers) Split(data []byte) File {
 	return f
 }
 
+// Find returns the line range [start, end) of the first block in lines, or -1, -1 when there is
+// none. Lines may keep their line ends. It is the one rule for where a block ends, which every
+// reader of a file with a block follows: at the end marker, or — when that was lost — before
+// the next "## " heading or begin marker, so that a damaged block never swallows what follows.
+func (m Markers) Find(lines []string) (start, end int) {
+	for i, l := range lines {
+		if strings.HasPrefix(l, m.Begin) {
+			return i, m.end(lines, i)
+		}
+	}
+	return -1, -1
+}
+
 // end returns the index just past the block that starts at i.
 func (m Markers) end(lines []string, i int) int {
 	for j := i + 1; j < len(lines); j++ {
-		if strings.TrimSuffix(lines[j], "\r") == m.End {
+		if strings.TrimRight(lines[j], "\r\n") == m.End {
 			return j + 1
 		}
 		if strings.HasPrefix(lines[j], "## ") || strings.HasPrefix(lines[j], m.Begin) {
@@ -112,20 +125,13 @@ func Lines(data []byte) []string {
 	return strings.Split(s, "\n")
 }
 
-// Clean makes s one safe line inside a block: control characters become spaces, comment markers
-// that could end the block early are defused, runs of space fold, and it is cut at max runes.
+// Clean makes s one safe line inside a block: one line with its secrets redacted (plain.Field),
+// with the comment markers that could end the block early defused, cut at max runes.
 func Clean(s string, max int) string {
-	s = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, s)
-	s = strings.ReplaceAll(s, "<!--", "<!‐‐")
-	s = strings.ReplaceAll(s, "-->", "‐‐>")
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > max {
-		s = string(r[:max-1]) + "…"
+	s = plain.Field(s, 0)
+	if strings.Contains(s, "<!--") || strings.Contains(s, "-->") {
+		s = strings.ReplaceAll(s, "<!--", "<!‐‐")
+		s = strings.ReplaceAll(s, "-->", "‐‐>")
 	}
-	return s
+	return plain.Cut(s, max)
 }

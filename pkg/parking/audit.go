@@ -2,27 +2,54 @@ package parking
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
-	"io"
 	"io/fs"
-	"os"
+	"strings"
 	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/cairn-hooks/cairn/pkg/jsonw"
+	"github.com/cairn-hooks/cairn/pkg/redact"
+	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
 
 // Audit actions.
 const (
 	ActionArchived = "archived"
 	ActionExpired  = "expired"
+	// ActionPointerKept corrects an earlier line of the same item whose Pointer said
+	// PointerRemoved: the edit of the memory index failed after that line was written, and the
+	// pointer is still there (Text says why). It archives nothing: readers of archived and
+	// expired items skip it (IsRemoval).
+	ActionPointerKept = "pointer_kept"
+)
+
+// IsRemoval reports whether an audit action records an item's removal: archived or expired,
+// or any other action seed 000's and 003's snippets wrote; not a correction cairn appended.
+func IsRemoval(action string) bool { return action != ActionPointerKept }
+
+// What became of the pointer to a legacy file in Claude Code's memory index (AuditEntry.Pointer).
+const (
+	// PointerRemoved: the index had a line pointing at the file, removed after the file (the
+	// line's text is in PointerText).
+	PointerRemoved = "removed"
+	// PointerUnchecked: the index is there but cairn leaves it alone (not a regular file,
+	// larger than memindex.MaxSize, not UTF-8, unreadable); a pointer may remain in it.
+	PointerUnchecked = "unchecked"
 )
 
 // AuditEntry is one line of the audit log. Text keeps the whole bullet or legacy file, so that
-// nothing archived or expired is lost.
+// nothing archived or expired is lost. Pointer, for a legacy file only, says what became of its
+// pointer in the memory index beside it ("" when there was none: no index, or no line pointing
+// at the file); PointerText keeps the lines removed, one per line.
 type AuditEntry struct {
-	TS     string `json:"ts"` // RFC 3339, UTC
-	Item   string `json:"item"`
-	Action string `json:"action"`
-	Text   string `json:"text,omitempty"`
+	TS          string `json:"ts"` // RFC 3339, UTC
+	Item        string `json:"item"`
+	Action      string `json:"action"`
+	Text        string `json:"text,omitempty"`
+	Pointer     string `json:"pointer,omitempty"`
+	PointerText string `json:"pointer_text,omitempty"`
 }
 
 // Time parses TS; the zero time when it does not parse.
@@ -37,19 +64,50 @@ func (e AuditEntry) Time() time.Time {
 // maxAuditTail bounds how much of the end of each audit log ReadAudit reads.
 const maxAuditTail = 256 << 10
 
-// log appends one audit line per item, in a single write. encoding/json escapes every name,
-// however hostile.
-func (s *Store) log(items []Item, action string) error {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	ts := s.Now().UTC().Format(time.RFC3339)
-	for _, it := range items {
-		if err := enc.Encode(AuditEntry{TS: ts, Item: it.Name, Action: action, Text: it.Text}); err != nil {
-			return err
+// appendJSON appends the entry's line, as encoding/json writes it.
+func (e AuditEntry) appendJSON(dst []byte) []byte {
+	o := jsonw.Open(dst)
+	o.Str("ts", e.TS)
+	o.Str("item", e.Item)
+	o.Str("action", e.Action)
+	o.StrOmitEmpty("text", e.Text)
+	o.StrOmitEmpty("pointer", e.Pointer)
+	o.StrOmitEmpty("pointer_text", e.PointerText)
+	return append(o.Close(), '\n')
+}
+
+// log appends one audit line per item, in a single write, with what the memory index holds for
+// each legacy file (ptrs, parallel to items); the JSON writer escapes every name, however
+// hostile.
+func (s *Store) log(items []Item, ptrs []pointer, action string) error {
+	for i := range ptrs {
+		if i < len(items) {
+			ptrs[i].item = items[i].Name
 		}
 	}
-	return s.Files.Append(AuditPath(s.Root), b.Bytes(), 0o644)
+	var b []byte
+	ts := s.Now().UTC().Format(time.RFC3339)
+	for i, it := range items {
+		// The whole item is kept, so that nothing archived is lost; its secrets are not (a legacy
+		// file is copied from Claude's config directory as it was written, and so is its pointer).
+		e := AuditEntry{TS: ts, Item: redact.Redact(it.Name), Action: action, Text: redact.Redact(it.Text)}
+		e.Pointer, e.PointerText = ptrs[i].state, redact.Redact(strings.Join(ptrs[i].lines, "\n"))
+		b = e.appendJSON(b)
+	}
+	return s.Files.Append(AuditPath(s.Root), b, 0o644)
+}
+
+// logKept appends the correction of each pointer the index edit could not remove (why says
+// what failed).
+func (s *Store) logKept(kept []pointer, why error) error {
+	var b []byte
+	ts := s.Now().UTC().Format(time.RFC3339)
+	for _, p := range kept {
+		e := AuditEntry{TS: ts, Item: redact.Redact(p.item), Action: ActionPointerKept, Pointer: PointerUnchecked,
+			Text: redact.Redact("the memory index still points at " + p.name + ": " + why.Error())}
+		b = e.appendJSON(b)
+	}
+	return s.Files.Append(AuditPath(s.Root), b, 0o644)
 }
 
 // ReadAudit returns the entries of the audit log and of seed 000's legacy log for which keep
@@ -58,7 +116,7 @@ func (s *Store) log(items []Item, action string) error {
 func ReadAudit(root string, keep func(AuditEntry) bool) ([]AuditEntry, error) {
 	var out []AuditEntry
 	for _, path := range []string{AuditPath(root), LegacyAuditPath(root)} {
-		data, err := readTail(path, maxAuditTail)
+		data, err := safefile.ReadTail(root, path, maxAuditTail)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -66,8 +124,8 @@ func ReadAudit(root string, keep func(AuditEntry) bool) ([]AuditEntry, error) {
 			return out, err
 		}
 		for _, l := range bytes.Split(data, []byte("\n")) {
-			var e AuditEntry
-			if len(bytes.TrimSpace(l)) == 0 || json.Unmarshal(l, &e) != nil || e.Item == "" && e.Action == "" {
+			e, ok := ParseAuditLine(l)
+			if !ok {
 				continue
 			}
 			if keep == nil || keep(e) {
@@ -78,29 +136,23 @@ func ReadAudit(root string, keep func(AuditEntry) bool) ([]AuditEntry, error) {
 	return out, nil
 }
 
-// readTail reads at most limit bytes from the end of path, from the first line start in them.
-func readTail(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+// ParseAuditLine reads one line of the audit log (without its newline): a JSON object with a
+// string item or action. ok is false for anything else.
+func ParseAuditLine(l []byte) (AuditEntry, bool) {
+	if len(bytes.TrimSpace(l)) == 0 || !gjson.ValidBytes(l) {
+		return AuditEntry{}, false
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
+	doc := gjson.ParseBytes(l)
+	if !doc.IsObject() {
+		return AuditEntry{}, false
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, fs.ErrNotExist
-	}
-	off := max(fi.Size()-limit, 0)
-	data, err := io.ReadAll(io.NewSectionReader(f, off, fi.Size()-off))
-	if err != nil {
-		return nil, err
-	}
-	if off > 0 {
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			data = data[i+1:]
+	str := func(k string) string {
+		if v := doc.Get(k); v.Type == gjson.String {
+			return v.Str
 		}
+		return ""
 	}
-	return data, nil
+	e := AuditEntry{TS: str("ts"), Item: str("item"), Action: str("action"), Text: str("text"),
+		Pointer: str("pointer"), PointerText: str("pointer_text")}
+	return e, e.Item != "" || e.Action != ""
 }

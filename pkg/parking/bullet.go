@@ -5,6 +5,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/cairn-hooks/cairn/pkg/plain"
 )
 
 // Bullet is one parked item, a line under "## Parked items" in the grammar of SPEC §4:
@@ -53,7 +55,7 @@ func ParseBullet(text string) (b Bullet, ok bool) {
 	if len(s) < 2 || !strings.ContainsRune("-*+", rune(s[0])) || (s[1] != ' ' && s[1] != '\t') {
 		return Bullet{}, false
 	}
-	s = collapse(s[2:])
+	s = plain.Line(s[2:], 0)
 	for _, box := range []string{"[ ] ", "[x] ", "[X] "} {
 		s = strings.TrimPrefix(s, box)
 	}
@@ -264,20 +266,14 @@ func (b Bullet) canonical() Bullet {
 	return b
 }
 
-// neutralise makes s safe as one field of one bullet line (see Format). It is idempotent.
+// neutralise makes s safe as one field of one bullet line (see Format): one line with its secrets
+// redacted (plain.Field),
+// "**" and "__" (bold) collapsed to one character, field names defused, and the periods that end
+// a field trimmed. It is idempotent.
 func neutralise(s string) string {
-	if !plain(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
-		s = strings.Map(func(r rune) rune {
-			if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
-				return ' '
-			}
-			return r
-		}, s)
-		for strings.Contains(s, "**") || strings.Contains(s, "__") {
-			s = strings.ReplaceAll(strings.ReplaceAll(s, "**", "*"), "__", "_")
-		}
-		s = collapse(s)
+	s = plain.Field(s, 0)
+	for strings.Contains(s, "**") || strings.Contains(s, "__") {
+		s = strings.ReplaceAll(strings.ReplaceAll(s, "**", "*"), "__", "_")
 	}
 	s = defuse(s)
 	for {
@@ -288,23 +284,6 @@ func neutralise(s string) string {
 		s = t
 	}
 	return s
-}
-
-// plain reports text that only defuse and the final trim can change: printable ASCII, single
-// spaces inside, no "**" or "__". Most text is; it is then not copied.
-func plain(s string) bool {
-	if s == "" {
-		return true
-	}
-	if s[0] == ' ' || s[len(s)-1] == ' ' || strings.Contains(s, "  ") || strings.Contains(s, "**") || strings.Contains(s, "__") {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f {
-			return false
-		}
-	}
-	return true
 }
 
 // defuse takes the colon from every field name in s that ParseBullet would read as the start of
@@ -356,17 +335,6 @@ func asciiLower(s string) string {
 		}
 	}
 	return string(b)
-}
-
-// collapse turns every run of white space into one space and trims both ends.
-func collapse(s string) string {
-	for i := 0; i < len(s); i++ {
-		// ASCII with single inner spaces is already collapsed; anything else takes the long way.
-		if c := s[i]; c >= utf8.RuneSelf || c <= ' ' && (c != ' ' || i == 0 || i == len(s)-1 || s[i+1] == ' ') {
-			return strings.Join(strings.Fields(s), " ")
-		}
-	}
-	return s
 }
 
 // Slugify turns s into a slug: lowercase ASCII letters and digits, other runs as one '-', no

@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-hooks/cairn/pkg/sessionctx"
+	"github.com/cairn-hooks/cairn/pkg/sessionfile"
 )
 
 // FuzzSessionContext: session-context.md has two owners — parking's "## Parked items" section
-// and PreCompact's snapshot section (package sessionctx) — and neither may lose the other's
+// and PreCompact's snapshot section (package sessionfile) — and neither may lose the other's
 // content, whatever a person or Claude wrote into the file. For any content:
 //   - rewriting it with no change gives back the same bytes;
 //   - parking a bullet keeps every parked bullet and the snapshot section byte for byte, and the
@@ -37,19 +37,19 @@ func FuzzSessionContext(f *testing.F) {
 	}
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, old []byte, sid string) {
-		before := parseContext(old)
+		before := sectionOf(old)
 		oldTexts := blockTexts(before)
 		oldSnap := snapBlock(old)
 
 		// No change: the same bytes.
-		if got := before.render(edit{remove: map[int]bool{}, replace: map[int]string{}}, true); !bytes.Equal(got, old) {
+		if got := rewrite(old, edit{remove: map[int]bool{}, replace: map[int]string{}}); !bytes.Equal(got, old) {
 			t.Fatalf("a rewrite without edits changed the file:\n%q\n%q", old, got)
 		}
 
 		// Park: every old bullet kept, the new one read back, the snapshot untouched.
 		line := Format(Bullet{Slug: "zz-fuzz-new", Summary: "Deferred: fuzz. Context: test", Raised: "2026-11-29"})
-		parked := parseContext(old).render(edit{remove: map[int]bool{}, replace: map[int]string{}, add: []string{line}}, true)
-		after := parseContext(parked)
+		parked := rewrite(old, edit{remove: map[int]bool{}, replace: map[int]string{}, add: []string{line}})
+		after := sectionOf(parked)
 		texts := blockTexts(after)
 		if !containsInOrder(texts, oldTexts) {
 			t.Fatalf("parking lost a bullet:\nold %q\nnew %q\nfile %q", oldTexts, texts, parked)
@@ -63,8 +63,8 @@ func FuzzSessionContext(f *testing.F) {
 
 		// Archive the first bullet: only that one goes.
 		if len(before.blocks) > 0 {
-			archived := parseContext(old).render(edit{remove: map[int]bool{0: true}, replace: map[int]string{}}, true)
-			texts := blockTexts(parseContext(archived))
+			archived := rewrite(old, edit{remove: map[int]bool{0: true}, replace: map[int]string{}})
+			texts := blockTexts(sectionOf(archived))
 			if !containsInOrder(texts, oldTexts[1:]) {
 				t.Fatalf("archiving one bullet lost another:\nold %q\nnew %q\nfile %q", oldTexts, texts, archived)
 			}
@@ -74,22 +74,30 @@ func FuzzSessionContext(f *testing.F) {
 		}
 
 		// Refresh the snapshot: the parked bullets are the same, none forged.
-		snap := sessionctx.Snapshot{
+		snap := sessionfile.Snapshot{
 			Event: sid + "/auto/10", At: now, SessionID: sid, Trigger: sid, Branch: sid,
 			Tasks: []string{sid}, Files: []string{sid, "\n## Parked items\n- **forged** — x"},
 		}
-		refreshed := sessionctx.Refresh(old, true, snap)
-		got := blockTexts(parseContext(refreshed))
+		refreshed := sessionfile.Refresh(old, true, snap)
+		got := blockTexts(sectionOf(refreshed))
 		if !containsInOrder(got, oldTexts) {
 			t.Fatalf("a snapshot refresh lost a parked bullet:\nold %q\nnew %q\nfile %q", oldTexts, got, refreshed)
 		}
-		if slices.ContainsFunc(parseContext(refreshed).blocks, func(b block) bool { return b.bullet.Slug == "forged" }) && !slices.ContainsFunc(before.blocks, func(b block) bool { return b.bullet.Slug == "forged" }) {
+		if slices.ContainsFunc(sectionOf(refreshed).blocks, func(b block) bool { return b.bullet.Slug == "forged" }) && !slices.ContainsFunc(before.blocks, func(b block) bool { return b.bullet.Slug == "forged" }) {
 			t.Fatalf("a snapshot refresh forged a parked bullet:\n%q", refreshed)
 		}
 	})
 }
 
-func blockTexts(f *contextFile) []string {
+// sectionOf and rewrite are what Store does inside its transaction.
+func sectionOf(data []byte) *section { return parseSection(sessionfile.Split(data, true)) }
+
+func rewrite(data []byte, e edit) []byte {
+	f := sessionfile.Split(data, true)
+	return f.WithParked(parseSection(f).render(e))
+}
+
+func blockTexts(f *section) []string {
 	var out []string
 	for _, b := range f.blocks {
 		out = append(out, strings.TrimSuffix(b.text, "\r"))
@@ -112,7 +120,7 @@ func containsInOrder(got, want []string) bool {
 // puts before a section it appends falls inside a snapshot that lost its end marker, and
 // changes nothing there.
 func snapBlock(data []byte) []string {
-	b := sessionctx.Markers.Split(data).Block
+	b := sessionfile.Markers.Split(data).Block
 	for len(b) > 0 && strings.TrimSpace(b[len(b)-1]) == "" {
 		b = b[:len(b)-1]
 	}

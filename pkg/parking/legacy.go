@@ -2,15 +2,14 @@ package parking
 
 import (
 	"errors"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/cairn-hooks/cairn/pkg/flatmatter"
+	"github.com/cairn-hooks/cairn/pkg/plain"
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
@@ -48,13 +47,9 @@ func LegacyDirs(config, root string) []string {
 	return dirs
 }
 
-// LegacyWriter returns the writer that removes legacy files: confined to dirs, and printing
-// instead of removing when w is a dry run.
-func LegacyWriter(w safefile.Writer, dirs []string) safefile.Writer {
-	if d, ok := w.(safefile.DryRun); ok {
-		return safefile.DryRun{Out: d.Out, Roots: dirs}
-	}
-	return safefile.Disk{Roots: dirs}
+// IsLegacyName reports whether name is the name of a seed 000 parked item: session-open-*.md.
+func IsLegacyName(name string) bool {
+	return strings.HasPrefix(name, legacyPrefix) && strings.HasSuffix(name, legacySuffix)
 }
 
 // legacyFile is one session-open-*.md file.
@@ -75,7 +70,7 @@ func readLegacy(dirs []string) ([]legacyFile, error) {
 	var out []legacyFile
 	var firstErr error
 	for _, dir := range dirs {
-		d, err := os.Open(dir)
+		names, _, err := safefile.ReadDir(dir, dir, maxLegacyEntries)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -83,26 +78,15 @@ func readLegacy(dirs []string) ([]legacyFile, error) {
 			firstErr = cmpErr(firstErr, err)
 			continue
 		}
-		for seen := 0; seen < maxLegacyEntries && len(out) < maxLegacyFiles; {
-			ents, err := d.ReadDir(256)
-			seen += len(ents)
-			for _, e := range ents {
-				n := e.Name()
-				if !strings.HasPrefix(n, legacyPrefix) || !strings.HasSuffix(n, legacySuffix) || !e.Type().IsRegular() || len(out) >= maxLegacyFiles {
-					continue
-				}
-				if lf, ok := readLegacyFile(filepath.Join(dir, n)); ok {
-					out = append(out, lf)
-				}
+		for _, n := range names {
+			// A name that is not a regular file (a link, a FIFO) is refused by the reader.
+			if !IsLegacyName(n) || len(out) >= maxLegacyFiles {
+				continue
 			}
-			if err != nil {
-				if !errors.Is(err, io.EOF) {
-					firstErr = cmpErr(firstErr, err)
-				}
-				break
+			if lf, ok := readLegacyFile(dir, filepath.Join(dir, n)); ok {
+				out = append(out, lf)
 			}
 		}
-		d.Close()
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if !out[i].mod.Equal(out[j].mod) {
@@ -120,8 +104,8 @@ func cmpErr(first, err error) error {
 	return err
 }
 
-func readLegacyFile(path string) (legacyFile, bool) {
-	data, fi, err := safefile.ReadFile(path, maxLegacySize)
+func readLegacyFile(dir, path string) (legacyFile, bool) {
+	data, fi, err := safefile.ReadFile(dir, path, maxLegacySize)
 	if err != nil {
 		return legacyFile{}, false
 	}
@@ -129,13 +113,17 @@ func readLegacyFile(path string) (legacyFile, bool) {
 	// them as written (a YAML parser refuses the common "description: Deferred: x") and keeps the
 	// YAML library out of the hooks that run on every prompt.
 	var meta struct{ Name, Description string }
-	var body []byte
-	meta.Name, meta.Description, body = looseFrontmatter(data)
+	fm, body, closed := flatmatter.Split(data)
+	if closed {
+		meta.Name, meta.Description = flatmatter.String(fm, "name"), flatmatter.String(fm, "description")
+	} else {
+		body = data // no frontmatter, or one never closed: all of it is the body
+	}
 	lf := legacyFile{
 		path: path,
 		mod:  fi.ModTime(),
 		name: strings.ToValidUTF8(strings.TrimSpace(meta.Name), "\uFFFD"),
-		desc: oneLine(meta.Description),
+		desc: plain.Line(meta.Description, 0),
 		text: string(data),
 	}
 	base := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(path), legacyPrefix), legacySuffix)
@@ -157,81 +145,17 @@ func readLegacyFile(path string) (legacyFile, bool) {
 		switch {
 		case t == "":
 		case hasFold(t, "**why:**"):
-			lf.why = oneLine(t[len("**why:**"):])
+			lf.why = plain.Line(t[len("**why:**"):], 0)
 		case hasFold(t, "**how to apply:**"):
-			lf.how = oneLine(t[len("**how to apply:**"):])
+			lf.how = plain.Line(t[len("**how to apply:**"):], 0)
 		case lf.desc == "":
-			lf.desc = oneLine(t)
+			lf.desc = plain.Line(t, 0)
 		}
 	}
 	lf.searchFor = strings.ToLower(lf.name + "\n" + lf.desc + "\n" + string(body))
 	return lf, true
 }
 
-// looseFrontmatter reads "key: value" lines between "---" lines, taking everything after the
-// first ":" as the value, without the quotes YAML allows around it. Without a frontmatter block,
-// the whole file is the body.
-func looseFrontmatter(data []byte) (name, desc string, body []byte) {
-	s := strings.ReplaceAll(string(data), "\r\n", "\n")
-	rest, ok := strings.CutPrefix(s, "---\n")
-	if !ok {
-		return "", "", data
-	}
-	end := strings.Index(rest, "\n---")
-	if end < 0 {
-		return "", "", data
-	}
-	for _, l := range strings.Split(rest[:end], "\n") {
-		k, v, ok := strings.Cut(l, ":")
-		if !ok {
-			continue
-		}
-		v = unquote(strings.TrimSpace(v))
-		switch strings.TrimSpace(k) {
-		case "name":
-			name = v
-		case "description":
-			desc = v
-		}
-	}
-	body = []byte(rest[end+len("\n---"):])
-	if i := strings.IndexByte(string(body), '\n'); i >= 0 {
-		body = body[i+1:]
-	} else {
-		body = nil
-	}
-	return name, desc, body
-}
-
-// unquote reads a YAML scalar written in quotes: double quotes with backslash escapes (read as
-// Go's, which YAML's are a superset of for what people write), single quotes with ” for '.
-// Anything else is taken as written.
-func unquote(v string) string {
-	if len(v) < 2 || v[len(v)-1] != v[0] {
-		return v
-	}
-	switch v[0] {
-	case '"':
-		if u, err := strconv.Unquote(v); err == nil {
-			return u
-		}
-		return v[1 : len(v)-1]
-	case '\'':
-		return strings.ReplaceAll(v[1:len(v)-1], "''", "'")
-	}
-	return v
-}
-
 func hasFold(s, prefix string) bool {
 	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
-}
-
-// oneLine joins s onto one line, for display.
-func oneLine(s string) string {
-	return collapse(strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, strings.ToValidUTF8(s, "\uFFFD")))
 }

@@ -6,8 +6,9 @@
 // shared with the PreCompact snapshot: parking reads and writes only its own section and keeps
 // every other byte. Items that older versions wrote as session-open-*.md files in Claude Code's
 // per-project memory directory are read too, listed with the others (the bullet wins when both
-// have the same slug), and removed when archived or expired, never written. Every removal is
-// first recorded, whole, in the append-only audit log .notes/logs/session-archive.jsonl.
+// have the same slug), and removed when archived or expired, never written; the lines pointing
+// at a removed one in Claude Code's MEMORY.md index beside it go too (pointer.go). Every removal
+// is first recorded, whole, in the append-only audit log .notes/logs/session-archive.jsonl.
 //
 // Every change happens inside one locked read-modify-write of session-context.md, so parallel
 // hooks and sessions never lose an item; reading is lock-free. Every age is measured against an
@@ -18,14 +19,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
-	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/redact"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
+	"github.com/cairn-hooks/cairn/pkg/sessionfile"
 )
 
 // Thresholds of seed 000, fixed and not configurable (SPEC §4).
@@ -91,11 +92,6 @@ func legacyCutoff(today time.Time) time.Time {
 	return time.Date(y, m, d-(ExpireDays-1), 0, 0, 0, 0, today.Location())
 }
 
-// ContextPath is session-context.md under the project root.
-func ContextPath(root string) string {
-	return filepath.Join(project.StateDir(root), "session-context.md")
-}
-
 // AuditPath is the audit log under the project root; LegacyAuditPath is seed 000's, read only.
 func AuditPath(root string) string {
 	return filepath.Join(root, ".notes", "logs", "session-archive.jsonl")
@@ -105,10 +101,6 @@ func AuditPath(root string) string {
 func LegacyAuditPath(root string) string {
 	return filepath.Join(root, ".claude", "logs", "session-archive.jsonl")
 }
-
-// MaxContextSize bounds session-context.md: a larger file is refused rather than read, so
-// that a hook's memory stays bounded (the file normally holds a snapshot and ten bullets).
-const MaxContextSize = 4 << 20
 
 // Store is the parked items of one project.
 type Store struct {
@@ -124,7 +116,7 @@ type Store struct {
 // safefile.DryRun makes the whole store a dry run.
 func New(root, config string, files safefile.Writer, now func() time.Time) *Store {
 	dirs := LegacyDirs(config, root)
-	return &Store{Root: root, Files: files, Legacy: LegacyWriter(files, dirs), Dirs: dirs, Now: now}
+	return &Store{Root: root, Files: files, Legacy: files.Under(dirs...), Dirs: dirs, Now: now}
 }
 
 // Expire deletes the parked items of the project at root that are ExpireDays old or more —
@@ -162,44 +154,32 @@ func (e *AmbiguousError) Error() string {
 // todayString is the clock's date, in the clock's location.
 func (s *Store) todayString() string { return s.Now().Format(DateLayout) }
 
-// read reads session-context.md without a lock. A symlink is refused: it could lead out of the
-// project.
-func (s *Store) read() ([]byte, error) {
-	path := ContextPath(s.Root)
-	fi, err := os.Lstat(path)
+// read reads the parked-items section of session-context.md without a lock.
+func (s *Store) read() (*section, error) {
+	data, _, err := safefile.ReadFile(s.Root, sessionfile.Path(s.Root), sessionfile.MaxSize)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return parseSection(sessionfile.Split(nil, false)), nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	if fi.Size() > MaxContextSize {
-		return nil, fmt.Errorf("%s: larger than %d MiB; refusing to read it", path, MaxContextSize>>20)
-	}
-	data, err := safefile.Read(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	return data, err
+	return parseSection(sessionfile.Split(data, true)), nil
 }
 
 // List returns the open items, current bullets in file order then legacy files newest first,
 // de-duplicated by slug. It writes nothing (expired items are still listed: see Expire).
 func (s *Store) List() ([]Item, error) {
-	data, err := s.read()
+	sec, err := s.read()
 	if err != nil {
 		return nil, err
 	}
 	legacy, lerr := readLegacy(s.Dirs)
-	return items(parseContext(data), nil, legacy, s.todayString(), s.Now().Location()), lerr
+	return items(sec, nil, legacy, s.todayString(), s.Now().Location()), lerr
 }
 
 // items merges both sources: bullets in order (but the removed ones), then legacy files whose
 // slug no bullet has; a legacy file hidden by another item becomes one of its copies.
-func items(f *contextFile, removed map[int]bool, legacy []legacyFile, today string, loc *time.Location) []Item {
+func items(f *section, removed map[int]bool, legacy []legacyFile, today string, loc *time.Location) []Item {
 	var out []Item
 	bySlug := map[string]int{}
 	for i, bl := range f.blocks {
@@ -242,23 +222,24 @@ func legacyItem(lf legacyFile, loc *time.Location) Item {
 
 // txn is one locked read-modify-write of session-context.md.
 type txn struct {
-	s      *Store
-	f      *contextFile
-	legacy []legacyFile
-	e      edit
-	stamp  bool // date undated bullets even if nothing else changes
+	s        *Store
+	f        *section
+	legacy   []legacyFile
+	e        edit
+	stamp    bool      // date undated bullets even if nothing else changes
+	unlinked []pointer // the memory-index pointers of the legacy files removed
 }
 
 // update runs fn under the lock of session-context.md and writes the section back if fn changed
 // it. Undated bullets are given today's date whenever the section is written (so a refusal,
-// which changes nothing, does not write), and by Expire.
+// which changes nothing, does not write), and by Expire. Then, the section written or not, the
+// pointers to the legacy files that fn removed leave their memory index (see unpoint): a
+// failure there comes back as an *IndexError, alone when nothing else failed.
 func (s *Store) update(fn func(t *txn) error) error {
-	path := ContextPath(s.Root)
-	if fi, err := os.Lstat(path); err == nil && fi.Size() > MaxContextSize {
-		return fmt.Errorf("%s: larger than %d MiB; refusing to read it", path, MaxContextSize>>20)
-	}
-	_, err := s.Files.Update(path, 0o644, func(old []byte, exists bool) ([]byte, error) {
-		t := &txn{s: s, f: parseContext(old), e: edit{remove: map[int]bool{}, replace: map[int]string{}}}
+	var t *txn
+	_, err := s.Files.Update(sessionfile.Path(s.Root), 0o644, func(old []byte, exists bool) ([]byte, error) {
+		file := sessionfile.Split(old, exists)
+		t = &txn{s: s, f: parseSection(file), e: edit{remove: map[int]bool{}, replace: map[int]string{}}}
 		var err error
 		if t.legacy, err = readLegacy(s.Dirs); err != nil {
 			return nil, err
@@ -280,9 +261,19 @@ func (s *Store) update(fn func(t *txn) error) error {
 		if t.e.empty() {
 			return nil, safefile.ErrNoChange
 		}
-		return t.f.render(t.e, exists), nil
-	})
-	return err
+		return file.WithParked(t.f.render(t.e)), nil
+	}, safefile.Limit(sessionfile.MaxSize))
+	if t == nil {
+		return err
+	}
+	ierr := s.unpoint(t.unlinked)
+	if ie, ok := ierr.(*IndexError); ok && err != nil {
+		return errors.Join(append([]error{err}, ie.Errs...)...)
+	}
+	if err != nil {
+		return err
+	}
+	return ierr
 }
 
 func (t *txn) items() []Item {
@@ -300,15 +291,23 @@ func (t *txn) liveLegacy() []legacyFile {
 }
 
 // remove records items in the audit log, in one append, then deletes them. Recording first means
-// that a failure can leave an item logged and still open, never removed and unlogged.
+// that a failure can leave an item logged and still open, never removed and unlogged. For a
+// legacy file the audit line also says what its memory index holds for it; the index itself is
+// edited once the file is gone, after the transaction (see update).
 func (t *txn) remove(items []Item, action string) error {
 	if len(items) == 0 {
 		return nil
 	}
-	if err := t.s.log(items, action); err != nil {
+	ptrs := make([]pointer, len(items))
+	for i, c := range items {
+		if c.Source == Legacy {
+			ptrs[i] = lookPointer(c.Path)
+		}
+	}
+	if err := t.s.log(items, ptrs, action); err != nil {
 		return err
 	}
-	for _, c := range items {
+	for i, c := range items {
 		if c.Source == Current {
 			t.e.remove[c.block] = true
 			continue
@@ -316,9 +315,10 @@ func (t *txn) remove(items []Item, action string) error {
 		if err := t.s.Legacy.Remove(c.Path); err != nil {
 			return fmt.Errorf("%s: %w", c.Path, err)
 		}
-		for i := range t.legacy {
-			if t.legacy[i].path == c.Path {
-				t.legacy[i].path = ""
+		t.unlinked = append(t.unlinked, ptrs[i])
+		for j := range t.legacy {
+			if t.legacy[j].path == c.Path {
+				t.legacy[j].path = ""
 			}
 		}
 	}
@@ -349,7 +349,9 @@ func (t *txn) expire() ([]Item, error) {
 	return gone, t.remove(gone, ActionExpired)
 }
 
-// Expire deletes the items that are ExpireDays old or more (see the function Expire).
+// Expire deletes the items that are ExpireDays old or more (see the function Expire). An
+// *IndexError says that they were deleted but a pointer to one may remain in Claude Code's
+// memory index.
 func (s *Store) Expire() ([]Item, error) {
 	if !s.mayExpire() {
 		return nil, nil
@@ -369,12 +371,12 @@ func (s *Store) Expire() ([]Item, error) {
 // certain (legacy files can only add to the count), so the per-prompt hook asks this first and
 // skips the transcript and the legacy files when the answer is already no.
 func (s *Store) FreshBullets() int {
-	data, err := safefile.Read(ContextPath(s.Root))
+	sec, err := s.read()
 	if err != nil {
 		return 0
 	}
 	today, n := s.Now(), 0
-	for _, bl := range parseContext(data).blocks {
+	for _, bl := range sec.blocks {
 		if !bl.dated || ageDays(bl.bullet.Raised, today) < ExpireDays {
 			n++
 		}
@@ -388,42 +390,26 @@ func (s *Store) FreshBullets() int {
 // SessionStart and SessionEnd call it every time, and usually nothing is due.
 func (s *Store) mayExpire() bool {
 	today := s.Now()
-	data, err := safefile.Read(ContextPath(s.Root))
-	switch {
-	case err == nil:
-		for _, bl := range parseContext(data).blocks {
-			if !bl.dated || ageDays(bl.bullet.Raised, today) >= ExpireDays {
-				return true
-			}
-		}
-	case !errors.Is(err, fs.ErrNotExist):
+	sec, err := s.read()
+	if err != nil {
 		return true // let Expire report it
+	}
+	for _, bl := range sec.blocks {
+		if !bl.dated || ageDays(bl.bullet.Raised, today) >= ExpireDays {
+			return true
+		}
 	}
 	cutoff := legacyCutoff(today)
 	for _, dir := range s.Dirs {
-		d, err := os.Open(dir)
-		if err != nil {
-			continue // missing: nothing there; unreadable: Expire cannot read it either
-		}
-		for seen := 0; seen < maxLegacyEntries; {
-			ents, err := d.ReadDir(256)
-			seen += len(ents)
-			for _, e := range ents {
-				n := e.Name()
-				if !strings.HasPrefix(n, legacyPrefix) || !strings.HasSuffix(n, legacySuffix) {
-					continue
-				}
-				fi, err := e.Info()
-				if err != nil || fi.ModTime().Before(cutoff) {
-					d.Close()
-					return true
-				}
-			}
-			if err != nil {
-				break
+		// Missing: nothing there; unreadable: Expire cannot read it either.
+		names, _, _ := safefile.ReadDir(dir, dir, maxLegacyEntries)
+		names = slices.DeleteFunc(names, func(n string) bool { return !IsLegacyName(n) })
+		infos, errs := safefile.LstatNames(dir, names)
+		for i := range names {
+			if errs[i] != nil || infos[i].ModTime().Before(cutoff) {
+				return true
 			}
 		}
-		d.Close()
 	}
 	return false
 }
@@ -477,8 +463,15 @@ func (s *Store) Park(b Bullet) (it Item, added bool, err error) {
 		it = Item{Slug: b.Slug, Name: b.Slug, Description: b.Summary, Raised: b.Raised, Why: b.Why, How: b.How, Source: Current, Text: line, block: -1}
 		return nil
 	})
+	ie, err := IndexWarning(err)
 	if err != nil {
 		return Item{}, false, err
+	}
+	if ie != nil && result != nil {
+		return it, added, errors.Join(result, ie)
+	}
+	if ie != nil {
+		return it, added, ie
 	}
 	return it, added, result
 }
@@ -498,7 +491,8 @@ func uniqueSlug(base string, taken map[string]bool) string {
 // Archive removes the one item that best matches query (see Match) — the bullet, or the legacy
 // file, and any legacy copy with the same slug — after recording it in the audit log with
 // "action":"archived". No match gives ErrNoMatch; several equally good ones an
-// *AmbiguousError, and nothing changes.
+// *AmbiguousError, and nothing changes. An *IndexError says that the item was archived but a
+// pointer to it may remain in Claude Code's memory index.
 func (s *Store) Archive(query string) (Item, error) {
 	var it Item
 	var result error
@@ -516,8 +510,39 @@ func (s *Store) Archive(query string) (Item, error) {
 			return nil
 		}
 	})
+	ie, err := IndexWarning(err)
 	if err != nil {
 		return Item{}, err
 	}
+	if ie != nil {
+		return it, ie // nothing is removed unless there was a match: result is nil
+	}
 	return it, result
+}
+
+// Count returns how many items are open, cheaply enough for SessionStart and SessionEnd, which
+// hand back a count and never the items (seed 003): the bullets of session-context.md and the
+// session-open-*.md names of the legacy directories, opening no legacy file. It counts a legacy
+// file whose item a bullet repeats (List shows the two as one) twice.
+func (s *Store) Count() (int, error) {
+	sec, err := s.read()
+	if err != nil {
+		return 0, err
+	}
+	n := len(sec.blocks)
+	for _, dir := range s.Dirs {
+		names, _, err := safefile.ReadDir(dir, dir, maxLegacyEntries)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return n, err
+		}
+		for _, name := range names {
+			if IsLegacyName(name) {
+				n++
+			}
+		}
+	}
+	return n, nil
 }

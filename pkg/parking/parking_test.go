@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cairn-hooks/cairn/pkg/flatmatter"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
+	"github.com/cairn-hooks/cairn/pkg/sessionfile"
 )
 
 // now is the injected clock of every test: 2026-03-10, mid-morning UTC.
@@ -39,7 +41,7 @@ func newFixture(t *testing.T) *fixture {
 
 func (f *fixture) write(t *testing.T, content string) {
 	t.Helper()
-	p := ContextPath(f.root)
+	p := sessionfile.Path(f.root)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +52,7 @@ func (f *fixture) write(t *testing.T, content string) {
 
 func (f *fixture) read(t *testing.T) string {
 	t.Helper()
-	b, err := os.ReadFile(ContextPath(f.root))
+	b, err := os.ReadFile(sessionfile.Path(f.root))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +131,7 @@ func TestParkCreatesFile(t *testing.T) {
 	}
 }
 
-// snapshot is a PreCompact snapshot section as package sessionctx writes it (no "## " heading
+// snapshot is a PreCompact snapshot section as package sessionfile writes it (no "## " heading
 // inside: a heading would end it), holding a bullet that is not a parked item.
 const snapshot = "<!-- cairn:session-snapshot begin event=s1/auto/1 -->\n**Session snapshot**\n- **not-mine** — inside the snapshot\n<!-- cairn:session-snapshot end -->\n"
 
@@ -266,11 +268,11 @@ func TestExpire(t *testing.T) {
 		t.Fatalf("%+v", au)
 	}
 	// A second run finds nothing and writes nothing.
-	st, _ := os.Stat(ContextPath(f.root))
+	st, _ := os.Stat(sessionfile.Path(f.root))
 	if exp, err := f.store.Expire(); err != nil || len(exp) != 0 {
 		t.Fatalf("%+v %v", exp, err)
 	}
-	st2, _ := os.Stat(ContextPath(f.root))
+	st2, _ := os.Stat(sessionfile.Path(f.root))
 	if !st.ModTime().Equal(st2.ModTime()) {
 		t.Fatal("rewrote an unchanged file")
 	}
@@ -284,7 +286,7 @@ func TestExpireWithNoFileCreatesNothing(t *testing.T) {
 	if exp, err := Expire(f.root, f.config, safefile.Disk{Roots: []string{f.root}}, clock); err != nil || len(exp) != 0 {
 		t.Fatalf("%+v %v", exp, err)
 	}
-	if _, err := os.Stat(ContextPath(f.root)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(sessionfile.Path(f.root)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatal("created session-context.md")
 	}
 }
@@ -432,7 +434,7 @@ func TestDryRun(t *testing.T) {
 	if !strings.Contains(f.read(t), "**old**") {
 		t.Fatal("dry run rewrote the file")
 	}
-	for _, want := range []string{"append " + AuditPath(f.root), "remove " + lp, "update " + ContextPath(f.root)} {
+	for _, want := range []string{"append " + AuditPath(f.root), "remove " + lp, "update " + sessionfile.Path(f.root)} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("plan lacks %q:\n%s", want, out.String())
 		}
@@ -511,9 +513,9 @@ type countingWriter struct {
 	updates int
 }
 
-func (c *countingWriter) Update(path string, perm fs.FileMode, fn func([]byte, bool) ([]byte, error)) (bool, error) {
+func (c *countingWriter) Update(path string, perm fs.FileMode, fn safefile.Edit, opts ...safefile.Option) (bool, error) {
 	c.updates++
-	return c.Writer.Update(path, perm, fn)
+	return c.Writer.Update(path, perm, fn, opts...)
 }
 
 // With nothing due, Expire takes no lock and reads no legacy file: it runs at every session start
@@ -538,7 +540,7 @@ func TestExpireFastPath(t *testing.T) {
 }
 
 // A snapshot section that lost its end line stops at the next heading (mdblock's rule, shared
-// with package sessionctx): the parked items after it are still found, archived and kept.
+// with package sessionfile): the parked items after it are still found, archived and kept.
 func TestDamagedSnapshotKeepsParkedItems(t *testing.T) {
 	f := newFixture(t)
 	f.write(t, "# Session context\n\n<!-- cairn:session-snapshot begin event=s1/auto/1 -->\n**Session snapshot**\n- Session: s1\n\n## Parked items\n\n- **first** — Deferred: a. Context: b. Raised: "+date(1)+".\n")
@@ -549,7 +551,7 @@ func TestDamagedSnapshotKeepsParkedItems(t *testing.T) {
 	if _, _, err := f.store.Park(Bullet{Slug: "second", Summary: "Deferred: c. Context: d."}); err != nil {
 		t.Fatal(err)
 	}
-	if got := f.read(t); strings.Count(got, Heading) != 1 || !strings.Contains(got, "- **second** — ") {
+	if got := f.read(t); strings.Count(got, sessionfile.ParkedHeading) != 1 || !strings.Contains(got, "- **second** — ") {
 		t.Fatalf("a second section, or the item went missing:\n%s", got)
 	}
 	if it, err := f.store.Archive("second"); err != nil || it.Slug != "second" {
@@ -566,7 +568,7 @@ func TestLegacyFrontmatterQuoting(t *testing.T) {
 		`"broken \q"`:             `broken \q`,
 		`"`:                       `"`,
 	} {
-		if got := unquote(in); got != want {
+		if got := flatmatter.Unquote(in); got != want {
 			t.Errorf("unquote(%q) = %q, want %q", in, got, want)
 		}
 	}
@@ -593,5 +595,29 @@ func TestLegacyCutoffMatchesAgeDays(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+func TestCountMatchesList(t *testing.T) {
+	root, conf := t.TempDir(), t.TempDir()
+	now := func() time.Time { return time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC) }
+	s := New(root, conf, safefile.Disk{Roots: []string{root}}, now)
+	for _, idea := range []string{"first idea", "second idea"} {
+		b, _ := NewBullet("deferred", idea, "detail", "", "")
+		if _, _, err := s.Park(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := LegacyDirs(conf, root)[0]
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "session-open-cache-2026-11-29.md"), []byte("---\nname: cache\ndescription: Deferred: a cache\n---\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "MEMORY.md"), []byte("- [x](x.md)\n"), 0o644)
+	items, err := s.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.Count()
+	if err != nil || n != len(items) || n != 3 {
+		t.Fatalf("Count %d (%v), List %d", n, err, len(items))
 	}
 }

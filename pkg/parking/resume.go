@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/cairn-hooks/cairn/pkg/plain"
 )
 
 // NoItems is what resume prints when nothing is parked.
@@ -53,8 +55,8 @@ func Line(it Item, today time.Time) string {
 	if it.Stale(today) {
 		b.WriteString("⚠ stale — ")
 	}
-	b.WriteString(oneLine(it.Name))
-	if d := oneLine(it.Description); d != "" {
+	b.WriteString(plain.Line(it.Name, 0))
+	if d := plain.Line(it.Description, 0); d != "" {
 		b.WriteString(" — ")
 		b.WriteString(d)
 	}

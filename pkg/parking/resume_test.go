@@ -3,6 +3,7 @@ package parking
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/cairn-hooks/cairn/pkg/sessionfile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,7 +79,7 @@ func TestAgeCalendarDays(t *testing.T) {
 	if err := os.Chtimes(p, mt, mt); err != nil {
 		t.Fatal(err)
 	}
-	lf, ok := readLegacyFile(p)
+	lf, ok := readLegacyFile(filepath.Dir(p), p)
 	if !ok {
 		t.Fatal("not read")
 	}
@@ -96,22 +97,22 @@ func TestLegacyFileShapes(t *testing.T) {
 		return p
 	}
 	// No frontmatter: slug from the file name (date dropped), description from the body.
-	lf, ok := readLegacyFile(write("session-open-my-idea-2026-01-02.md", "Just a line.\nMore.\n"))
+	lf, ok := readLegacyFile(dir, write("session-open-my-idea-2026-01-02.md", "Just a line.\nMore.\n"))
 	if !ok || lf.slug != "my-idea" || lf.name != "my-idea" || lf.desc != "Just a line." {
 		t.Fatalf("%+v", lf)
 	}
 	// Frontmatter that is not valid YAML is read line by line.
-	lf, ok = readLegacyFile(write("session-open-broken.md", "---\nname: [unclosed\ndescription: Deferred: a: b\n---\nbody\n"))
+	lf, ok = readLegacyFile(dir, write("session-open-broken.md", "---\nname: [unclosed\ndescription: Deferred: a: b\n---\nbody\n"))
 	if !ok || lf.slug != "unclosed" || lf.name != "[unclosed" || lf.desc != "Deferred: a: b" {
 		t.Fatalf("%+v", lf)
 	}
 	// An unterminated block is all body.
-	lf, ok = readLegacyFile(write("session-open-open.md", "---\nname: x: y\nno end\n"))
+	lf, ok = readLegacyFile(dir, write("session-open-open.md", "---\nname: x: y\nno end\n"))
 	if !ok || lf.slug != "open" || lf.desc != "---" {
 		t.Fatalf("%+v", lf)
 	}
 	// Too large: not an item.
-	if _, ok := readLegacyFile(write("session-open-big.md", strings.Repeat("x", maxLegacySize+1))); ok {
+	if _, ok := readLegacyFile(dir, write("session-open-big.md", strings.Repeat("x", maxLegacySize+1))); ok {
 		t.Fatal("read a huge file")
 	}
 	// Symlinks and other names are skipped by the directory reader.
@@ -134,7 +135,7 @@ func TestReadingIsBounded(t *testing.T) {
 		t.Fatalf("%d %v", len(lfs), err)
 	}
 	f := newFixture(t)
-	f.write(t, "## Parked items\n\n- **x** — y\n"+strings.Repeat("z", MaxContextSize))
+	f.write(t, "## Parked items\n\n- **x** — y\n"+strings.Repeat("z", sessionfile.MaxSize))
 	if _, err := f.store.List(); err == nil || !strings.Contains(err.Error(), "refusing to read it") {
 		t.Fatal(err)
 	}

@@ -3,31 +3,17 @@ package parking
 import (
 	"strings"
 
-	"github.com/cairn-hooks/cairn/pkg/sessionctx"
+	"github.com/cairn-hooks/cairn/pkg/sessionfile"
 )
 
-// Heading opens the parked-items section of session-context.md.
-const Heading = "## Parked items"
-
-// The PreCompact snapshot section of session-context.md (package sessionctx) is not parking's
-// and is never looked into. Its extent follows mdblock's one rule: from the begin marker to the
-// end marker, or — when the end marker was lost — to the next "## " heading, so that both
-// packages agree on where it stops and a damaged snapshot never swallows the parked items.
-var (
-	snapshotBegin = sessionctx.Markers.Begin
-	snapshotEnd   = sessionctx.Markers.End
-)
-
-// newFileHead starts a session-context.md that parking creates.
-const newFileHead = "# Session context\n\n" + Heading + "\n\n"
-
-// contextFile is session-context.md cut into lines, with the parked-items section located.
-// Only lines inside the section are ever changed; every other byte is written back as read.
-type contextFile struct {
-	lines  []string // each with its line end; the last may have none
-	head   int      // index of the heading line, -1 when there is none
-	end    int      // index of the first line after the section
-	blocks []block  // the section's bullets, in order
+// section is the parked-items section of session-context.md as sessionfile hands it over: the
+// lines after its heading, with the bullets located. Only the bullets a transaction changes are
+// rewritten; every other line is written back as read.
+type section struct {
+	lines    []string // each with its line end; the last may have none
+	present  bool     // the file has the section (else lines is empty)
+	followed bool     // a heading or the snapshot block comes after the section
+	blocks   []block  // the bullets, in order
 }
 
 // block is one bullet: its first line and any indented continuation lines.
@@ -38,72 +24,28 @@ type block struct {
 	text       string // the block as written, without its final line end
 }
 
-func parseContext(data []byte) *contextFile {
-	f := &contextFile{head: -1}
-	s := string(data)
-	for s != "" {
-		i := strings.IndexByte(s, '\n')
-		if i < 0 {
-			f.lines = append(f.lines, s)
-			break
-		}
-		f.lines = append(f.lines, s[:i+1])
-		s = s[i+1:]
-	}
-	inSnap := false
-	for i, l := range f.lines {
-		t := trimEOL(l)
-		if inSnap {
-			if t == snapshotEnd {
-				inSnap = false
-				continue
-			}
-			if !strings.HasPrefix(t, "## ") {
-				continue
-			}
-			inSnap = false // the end marker is missing: the section stops at this heading
-		}
-		if strings.HasPrefix(t, snapshotBegin) {
-			inSnap = true
-			continue
-		}
-		if strings.EqualFold(strings.TrimRight(t, " \t"), Heading) {
-			f.head = i
-			break
-		}
-	}
-	if f.head < 0 {
-		f.end = -1
-		return f
-	}
-	f.end = len(f.lines)
-	for i := f.head + 1; i < len(f.lines); i++ {
-		t := trimEOL(f.lines[i])
-		if strings.HasPrefix(t, "## ") || strings.HasPrefix(t, snapshotBegin) {
-			f.end = i
-			break
-		}
-	}
-	for i := f.head + 1; i < f.end; {
-		if !isBulletLine(f.lines[i]) {
+func parseSection(f *sessionfile.File) *section {
+	s := &section{lines: f.Parked(), present: f.HasParked(), followed: f.Followed()}
+	for i := 0; i < len(s.lines); {
+		if !isBulletLine(s.lines[i]) {
 			i++
 			continue
 		}
 		j := i + 1
-		for j < f.end && isContinuation(f.lines[j]) {
+		for j < len(s.lines) && isContinuation(s.lines[j]) {
 			j++
 		}
 		var joined, raw []string
 		for k := i; k < j; k++ {
-			joined = append(joined, strings.TrimSpace(trimEOL(f.lines[k])))
-			raw = append(raw, trimEOL(f.lines[k]))
+			joined = append(joined, strings.TrimSpace(trimEOL(s.lines[k])))
+			raw = append(raw, trimEOL(s.lines[k]))
 		}
 		if b, ok := ParseBullet(strings.Join(joined, " ")); ok {
-			f.blocks = append(f.blocks, block{start: i, end: j, bullet: b, dated: b.Raised != "", text: strings.Join(raw, "\n")})
+			s.blocks = append(s.blocks, block{start: i, end: j, bullet: b, dated: b.Raised != "", text: strings.Join(raw, "\n")})
 		}
 		i = j
 	}
-	return f
+	return s
 }
 
 func trimEOL(l string) string {
@@ -140,8 +82,9 @@ func (e *edit) empty() bool {
 	return len(e.remove) == 0 && len(e.replace) == 0 && len(e.add) == 0
 }
 
-// render writes the file back with e applied. exists says whether the file was there at all.
-func (f *contextFile) render(e edit, exists bool) []byte {
+// render returns the section's lines with e applied. New bullets go after the last bullet, else
+// after the heading and one blank line.
+func (s *section) render(e edit) string {
 	var b strings.Builder
 	addLines := func() {
 		for _, l := range e.add {
@@ -149,41 +92,22 @@ func (f *contextFile) render(e edit, exists bool) []byte {
 			b.WriteByte('\n')
 		}
 	}
-	if f.head < 0 {
-		if !exists {
-			b.WriteString(newFileHead)
-			addLines()
-			return []byte(b.String())
-		}
-		whole := strings.Join(f.lines, "")
-		b.WriteString(whole)
-		if len(e.add) == 0 {
-			return []byte(whole)
-		}
-		if whole != "" && !strings.HasSuffix(whole, "\n") {
-			b.WriteByte('\n')
-		}
-		if whole != "" && !strings.HasSuffix(whole, "\n\n") {
-			b.WriteByte('\n')
-		}
-		b.WriteString(Heading + "\n\n")
+	if !s.present {
 		addLines()
-		return []byte(b.String())
+		return b.String()
 	}
-	// Where new bullets go: after the last bullet, else after the heading and one blank line.
-	insertAt, blankBefore := f.head+1, true
-	if len(f.blocks) > 0 {
-		insertAt, blankBefore = f.blocks[len(f.blocks)-1].end, false
-	} else if insertAt < f.end && isBlank(f.lines[insertAt]) {
-		insertAt, blankBefore = insertAt+1, false
+	insertAt, blankBefore := 0, true
+	if len(s.blocks) > 0 {
+		insertAt, blankBefore = s.blocks[len(s.blocks)-1].end, false
+	} else if len(s.lines) > 0 && isBlank(s.lines[0]) {
+		insertAt, blankBefore = 1, false
 	}
 	blockAt := map[int]int{}
-	for i, bl := range f.blocks {
+	for i, bl := range s.blocks {
 		blockAt[bl.start] = i
 	}
-	writeLine := func(l string) { b.WriteString(l) }
 	ensureEOL := func() {
-		if s := b.String(); s != "" && !strings.HasSuffix(s, "\n") {
+		if out := b.String(); out != "" && !strings.HasSuffix(out, "\n") {
 			b.WriteByte('\n')
 		}
 	}
@@ -196,37 +120,37 @@ func (f *contextFile) render(e edit, exists bool) []byte {
 			b.WriteByte('\n')
 		}
 		addLines()
-		if insertAt < len(f.lines) && !isBlank(f.lines[insertAt]) && !isBulletLine(f.lines[insertAt]) {
+		if insertAt < len(s.lines) && !isBlank(s.lines[insertAt]) && !isBulletLine(s.lines[insertAt]) || insertAt == len(s.lines) && s.followed {
 			b.WriteByte('\n')
 		}
 	}
-	for i := 0; i < len(f.lines); {
+	for i := 0; i < len(s.lines); {
 		if i == insertAt {
 			insert()
 		}
-		if bi, ok := blockAt[i]; ok && i < f.end {
-			bl := f.blocks[bi]
+		if bi, ok := blockAt[i]; ok {
+			bl := s.blocks[bi]
 			switch {
 			case e.remove[bi]:
 			case e.replace[bi] != "":
 				ensureEOL()
 				b.WriteString(e.replace[bi])
-				if bl.end < len(f.lines) || strings.HasSuffix(f.lines[bl.end-1], "\n") {
+				if bl.end < len(s.lines) || strings.HasSuffix(s.lines[bl.end-1], "\n") {
 					b.WriteByte('\n')
 				}
 			default:
 				for k := bl.start; k < bl.end; k++ {
-					writeLine(f.lines[k])
+					b.WriteString(s.lines[k])
 				}
 			}
 			i = bl.end
 			continue
 		}
-		writeLine(f.lines[i])
+		b.WriteString(s.lines[i])
 		i++
 	}
-	if insertAt >= len(f.lines) {
+	if insertAt >= len(s.lines) {
 		insert()
 	}
-	return []byte(b.String())
+	return b.String()
 }

@@ -1,34 +1,61 @@
 // Package project locates the places cairn reads and writes: the project root, Claude Code's
-// config directory, Claude Code's per-project slug, and it keeps every path built from input
-// confined to its root.
+// config directory, Claude Code's per-project slug and the checked-out branch.
 package project
 
 import (
 	"errors"
-	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
-	"sync"
+	"syscall"
+
+	"github.com/cairn-hooks/cairn/pkg/plain"
+	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
 
 // Env is the process environment as a value, so that nothing deep in pkg reads os.Getenv.
 type Env map[string]string
 
 // EnvFrom turns os.Environ-style "K=V" pairs into an Env.
-func EnvFrom(pairs []string) Env {
+func EnvFrom(pairs []string) Env { return envFrom(runtime.GOOS, pairs) }
+
+// envFrom is EnvFrom on goos. Windows's environment is case-insensitive (its PATH comes as
+// "Path", and LOCALAPPDATA as any case): there every key is kept in upper case, which is how Get
+// finds it.
+func envFrom(goos string, pairs []string) Env {
 	e := make(Env, len(pairs))
 	for _, kv := range pairs {
-		if k, v, ok := strings.Cut(kv, "="); ok {
+		// On Windows a key may start with '=' ("=C:=C:\dir"): it is not a variable to look up.
+		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
+			if goos == "windows" {
+				k = strings.ToUpper(k)
+			}
 			e[k] = v
 		}
 	}
 	return e
 }
 
-// Get returns the value of key, or "".
-func (e Env) Get(key string) string { return e[key] }
+// Get returns the value of key, or "": key as written, else in upper case (an Env made from
+// Windows's environment holds upper-case keys).
+func (e Env) Get(key string) string {
+	if v, ok := e[key]; ok {
+		return v
+	}
+	return e[strings.ToUpper(key)]
+}
+
+// List is e as a process environment ("K=V" pairs, sorted): for a command cairn runs.
+func (e Env) List() []string {
+	out := make([]string, 0, len(e))
+	for k, v := range e {
+		out = append(out, k+"="+v)
+	}
+	slices.Sort(out)
+	return out
+}
 
 // Root returns the project root for a hook payload's cwd: $CLAUDE_PROJECT_DIR when set, else the
 // git top level above cwd (found by walking up for a .git entry — no git process on the hot path),
@@ -65,16 +92,40 @@ func GitTop(dir string) (string, bool) {
 	}
 }
 
-// ConfigDir returns Claude Code's config directory: $CLAUDE_CONFIG_DIR, else $HOME/.claude.
+// ConfigDir returns Claude Code's config directory: $CLAUDE_CONFIG_DIR, else <home>/.claude.
 func ConfigDir(env Env) (string, error) {
 	if d := env.Get("CLAUDE_CONFIG_DIR"); d != "" {
 		return filepath.Abs(d)
 	}
-	home := env.Get("HOME")
+	home := homeDir(env)
 	if home == "" {
 		return "", errors.New("neither CLAUDE_CONFIG_DIR nor HOME is set")
 	}
 	return filepath.Join(home, ".claude"), nil
+}
+
+// ClaudeJSON returns Claude Code's own state file, where `claude mcp add --scope user` registers
+// servers: $CLAUDE_CONFIG_DIR/.claude.json, else <home>/.claude.json (beside the config
+// directory, not in it).
+func ClaudeJSON(env Env) (string, error) {
+	if d := env.Get("CLAUDE_CONFIG_DIR"); d != "" {
+		abs, err := filepath.Abs(d)
+		return filepath.Join(abs, ".claude.json"), err
+	}
+	home := homeDir(env)
+	if home == "" {
+		return "", errors.New("neither CLAUDE_CONFIG_DIR nor HOME is set")
+	}
+	return filepath.Join(home, ".claude.json"), nil
+}
+
+// homeDir is the user's home directory as Claude Code finds it (Node's os.homedir): $HOME, else,
+// on Windows, where HOME is usually not set, %USERPROFILE%; "" when neither is.
+func homeDir(env Env) string {
+	if h := env.Get("HOME"); h != "" {
+		return h
+	}
+	return env.Get("USERPROFILE")
 }
 
 // Slug is Claude Code's name for a project directory under <config>/projects: every character
@@ -103,82 +154,6 @@ func LegacySlug(path string) string {
 	return strings.TrimPrefix(s, "-")
 }
 
-// ErrOutside reports a path that would leave its root.
-var ErrOutside = errors.New("path leaves the project root")
-
-// Within reports whether the cleaned absolute path p is root itself or below it, lexically.
-func Within(root, p string) bool {
-	rel, err := filepath.Rel(root, p)
-	if err != nil {
-		return false
-	}
-	return rel == "." || (rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel))
-}
-
-// Confine resolves p (absolute, or relative to root) and checks that it stays inside root both
-// lexically and after following every symlink that exists along the way. A path whose tail does not
-// exist yet is judged by its deepest existing ancestor. The returned path is the lexical one.
-//
-// Only the components below root are examined, one Lstat each, and a symlink among them is
-// resolved and must land inside the root's real path; the root itself is resolved once per
-// process. Every write confines its path and its lock's, so this is on every hook's hot path.
-func Confine(root, p string) (string, error) {
-	root = filepath.Clean(root)
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(root, p)
-	}
-	p = filepath.Clean(p)
-	if !Within(root, p) {
-		return "", fmt.Errorf("%s: %w", p, ErrOutside)
-	}
-	realRoot, err := resolveRoot(root)
-	if err != nil {
-		return "", err
-	}
-	rel, err := filepath.Rel(root, p)
-	if err != nil || rel == "." {
-		return p, err
-	}
-	cur := root
-	for _, name := range strings.Split(rel, string(filepath.Separator)) {
-		next := filepath.Join(cur, name)
-		fi, err := os.Lstat(next)
-		if err != nil {
-			// Missing (or unreadable): what comes next will be created under cur, which is inside.
-			return p, nil
-		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			cur = next
-			continue
-		}
-		real, err := filepath.EvalSymlinks(next)
-		if err != nil {
-			// A dangling symlink: refuse, since its target is unknown.
-			return "", fmt.Errorf("%s: %w", p, ErrOutside)
-		}
-		if !Within(realRoot, real) {
-			return "", fmt.Errorf("%s: resolves outside the project root: %w", p, ErrOutside)
-		}
-		cur = real
-	}
-	return p, nil
-}
-
-// realRoots caches each root's real path for the life of the process (a hook's few ms).
-var realRoots sync.Map
-
-func resolveRoot(root string) (string, error) {
-	if r, ok := realRoots.Load(root); ok {
-		return r.(string), nil
-	}
-	r, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return "", err
-	}
-	realRoots.Store(root, r)
-	return r, nil
-}
-
 // SafeName reports whether s can name one path component built from input (a run id, a session
 // id, a slug): non-empty, at most 128 bytes, no separators, no "." or "..", no NUL or control
 // characters, not starting with '-' or '.'.
@@ -187,7 +162,7 @@ func SafeName(s string) bool {
 		return false
 	}
 	for _, r := range s {
-		if r < 0x20 || r == 0x7f || r == '/' || r == '\\' || r == ':' {
+		if plain.IsControl(r) || r == '/' || r == '\\' || r == ':' {
 			return false
 		}
 	}
@@ -198,31 +173,34 @@ func SafeName(s string) bool {
 func StateDir(root string) string { return filepath.Join(root, ".claude", "state") }
 
 // Branch returns the checked-out branch of the git repository at root by reading HEAD (no git
-// process): "" outside git, the short commit id when HEAD is detached.
+// process): "" outside git, the short commit id when HEAD is detached. HEAD is read as any file
+// of an untrusted project is: regular files only, without blocking, at most a few KiB.
 func Branch(root string) string {
-	gitDir := filepath.Join(root, ".git")
-	if fi, err := os.Stat(gitDir); err == nil && !fi.IsDir() {
-		// A worktree or submodule: ".git" is a file "gitdir: <path>".
-		data, err := os.ReadFile(gitDir)
-		if err != nil {
+	head, _, err := safefile.ReadFile(root, filepath.Join(".git", "HEAD"), maxGitFile)
+	if errors.Is(err, safefile.ErrNotRegular) || errors.Is(err, syscall.ENOTDIR) {
+		// A worktree or submodule: ".git" is a file "gitdir: <path>", and HEAD lives there.
+		data, _, gerr := safefile.ReadFile(root, ".git", maxGitFile)
+		if gerr != nil {
 			return ""
 		}
 		d := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(data)), "gitdir:"))
 		if !filepath.IsAbs(d) {
 			d = filepath.Join(root, d)
 		}
-		gitDir = d
+		head, _, err = safefile.ReadLoose(filepath.Join(d, "HEAD"), maxGitFile)
 	}
-	data, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
 	if err != nil {
 		return ""
 	}
-	head := strings.TrimSpace(string(data))
-	if ref, ok := strings.CutPrefix(head, "ref: "); ok {
+	s := strings.TrimSpace(string(head))
+	if ref, ok := strings.CutPrefix(s, "ref: "); ok {
 		return strings.TrimPrefix(ref, "refs/heads/")
 	}
-	if len(head) >= 7 {
-		return head[:7]
+	if len(s) >= 7 {
+		return s[:7]
 	}
-	return head
+	return s
 }
+
+// maxGitFile bounds .git/HEAD and a worktree's .git file: each is one short line.
+const maxGitFile = 4 << 10

@@ -1,7 +1,6 @@
 package project
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -53,42 +52,6 @@ func TestRoot(t *testing.T) {
 	}
 }
 
-func TestConfine(t *testing.T) {
-	dir := t.TempDir()
-	root := filepath.Join(dir, "root")
-	out := filepath.Join(dir, "out")
-	os.MkdirAll(filepath.Join(root, "in"), 0o755)
-	os.MkdirAll(out, 0o755)
-	os.Symlink(out, filepath.Join(root, "link-out"))
-	os.Symlink(filepath.Join(root, "in"), filepath.Join(root, "link-in"))
-	os.Symlink(filepath.Join(dir, "nowhere"), filepath.Join(root, "dangling"))
-	// Links behind links: in/deep-out leads out, reached through link-in; chain-out is a link
-	// inside to that link; in/rel-in is a relative link that stays inside.
-	os.Symlink(out, filepath.Join(root, "in", "deep-out"))
-	os.Symlink(filepath.Join(root, "link-in", "deep-out"), filepath.Join(root, "chain-out"))
-	os.Symlink("..", filepath.Join(root, "in", "rel-in"))
-	os.Symlink("../..", filepath.Join(root, "in", "rel-out"))
-	os.WriteFile(filepath.Join(root, "file"), nil, 0o644)
-	ok := []string{"in", "in/new/file", "link-in/x", ".", "in/rel-in/in/x", "link-in/rel-in/link-in/y", "file/below-a-file"}
-	bad := []string{"..", "../out", "in/../../out", out, "link-out", "link-out/new/file", "dangling", "dangling/x",
-		"in/deep-out/x", "link-in/deep-out", "chain-out", "chain-out/x", "in/rel-out/out/x", "link-in/rel-in/link-out/z"}
-	// Through a root that is itself a link, the same answers.
-	alias := filepath.Join(dir, "alias")
-	os.Symlink(root, alias)
-	for _, r := range []string{root, alias} {
-		for _, p := range append(ok, r, filepath.Join(r, "in")) {
-			if _, err := Confine(r, p); err != nil {
-				t.Errorf("Confine(%q, %q): %v", r, p, err)
-			}
-		}
-		for _, p := range bad {
-			if _, err := Confine(r, p); !errors.Is(err, ErrOutside) {
-				t.Errorf("Confine(%q, %q) = %v, want ErrOutside", r, p, err)
-			}
-		}
-	}
-}
-
 func TestSafeName(t *testing.T) {
 	for _, s := range []string{"r1", "fix-42", "a.b_c", "ünï"} {
 		if !SafeName(s) {
@@ -119,14 +82,24 @@ func TestBranch(t *testing.T) {
 	}
 }
 
-// BenchmarkConfine: a write confines its path and its lock's; this is the cost of one.
-func BenchmarkConfine(b *testing.B) {
-	root := b.TempDir()
-	os.MkdirAll(filepath.Join(root, ".claude", "state", "locks"), 0o755)
-	os.WriteFile(filepath.Join(root, ".claude", "state", "session.json"), nil, 0o644)
-	for b.Loop() {
-		if _, err := Confine(root, ".claude/state/session.json"); err != nil {
-			b.Fatal(err)
+// Windows's environment is case-insensitive and usually has no HOME: an Env made from it finds
+// Path as PATH, LocalAppData in any case, and the home in USERPROFILE.
+func TestEnvWindows(t *testing.T) {
+	e := envFrom("windows", []string{"Path=C:\\bin", "LOCALAPPDATA=C:\\Users\\me\\AppData\\Local", "UserProfile=C:\\Users\\me", "=C:=C:\\dir"})
+	for key, want := range map[string]string{"PATH": "C:\\bin", "Path": "C:\\bin", "LocalAppData": "C:\\Users\\me\\AppData\\Local", "USERPROFILE": "C:\\Users\\me", "HOME": ""} {
+		if got := e.Get(key); got != want {
+			t.Errorf("Get(%q) = %q, want %q", key, got, want)
 		}
+	}
+	if _, ok := e[""]; ok {
+		t.Error("the drive's current-directory entry became a variable")
+	}
+	if h := homeDir(e); h != "C:\\Users\\me" {
+		t.Errorf("Home = %q", h)
+	}
+	// Elsewhere keys keep their case, and HOME wins.
+	u := envFrom("linux", []string{"Path=/x", "HOME=/home/me", "USERPROFILE=/nope"})
+	if u.Get("Path") != "/x" || u["PATH"] != "" || homeDir(u) != "/home/me" {
+		t.Errorf("linux: %v", u)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -12,8 +13,8 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/cairn-hooks/cairn/pkg/inject"
 	"github.com/cairn-hooks/cairn/pkg/jsonw"
+	"github.com/cairn-hooks/cairn/pkg/plain"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
 
@@ -40,9 +41,6 @@ type Event struct {
 	Type string
 	Msg  string
 }
-
-// MarshalJSON writes the log's line format.
-func (e Event) MarshalJSON() ([]byte, error) { return e.appendJSON(nil), nil }
 
 func (e Event) appendJSON(dst []byte) []byte {
 	o := jsonw.Open(dst)
@@ -97,7 +95,7 @@ func (r Registry) appendEvents(evs []Event) error {
 	if durable {
 		return r.Files.Append(r.eventsPath(), b, 0o600)
 	}
-	return r.Files.Log(r.eventsPath(), b, 0o600)
+	return r.Files.Append(r.eventsPath(), b, 0o600, safefile.NoSync)
 }
 
 // ErrEmptyMessage and ErrLongMessage refuse a broadcast.
@@ -109,7 +107,7 @@ var (
 // Broadcast appends msg from session from ("" means Anonymous) to the event log, for every
 // other session to receive once. It takes only the log's lock.
 func (r Registry) Broadcast(from, msg string, now time.Time) error {
-	msg = strings.TrimSpace(strings.ToValidUTF8(msg, "\uFFFD"))
+	msg = strings.TrimSpace(plain.Body(msg)) // every other session reads it, and so does the log
 	if msg == "" {
 		return ErrEmptyMessage
 	}
@@ -134,6 +132,14 @@ type Message struct {
 // length); what lies beyond is read by the next prompt or by the inbox.
 const scanWindow = 256 << 10
 
+// maxSkip bounds how far one read of the log looks for the end of the lines it passes over (a
+// cursor left inside a line, lines longer than the window). cairn's records are short; a line
+// without an end for this long is not one of them — a repository can commit a log of gigabytes
+// without a newline — and a prompt must not pay for reading all of it. The read stops inside
+// such a line, its cursor there, and the next read goes on from it: the line costs each read
+// at most this much, and what follows it is delivered once it has been passed.
+const maxSkip = 4 << 20
+
 // scan is what a read of the log from a cursor found.
 type scan struct {
 	msgs    []Message // broadcasts from other sessions, in log order
@@ -147,36 +153,38 @@ type scan struct {
 // broadcasts not sent by sid. A cursor past the end of the log (the log was removed and
 // restarted) starts again at 0; a cursor in the middle of a line (a damaged registry) skips to
 // the next line. A line longer than the window is skipped whole. A line without its newline yet
-// (being appended) is never consumed.
+// (being appended) is never consumed. Skipping reads at most maxSkip bytes in all: past that,
+// the scan ends inside the line it was skipping.
 func (r Registry) readFrom(sid string, cursor, limit int64) (scan, error) {
-	f, err := os.Open(r.eventsPath())
-	if errors.Is(err, os.ErrNotExist) {
+	f, fi, err := safefile.Open(r.Root, r.eventsPath())
+	if errors.Is(err, fs.ErrNotExist) {
 		return scan{start: cursor, end: cursor}, nil
 	}
 	if err != nil {
 		return scan{}, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return scan{}, err
-	}
 	size := fi.Size()
 	if cursor > size || cursor < 0 {
 		cursor = 0
 	}
+	budget := int64(maxSkip)
 	if cursor > 0 {
 		var prev [1]byte
 		if _, err := f.ReadAt(prev[:], cursor-1); err != nil {
 			return scan{}, err
 		}
 		if prev[0] != '\n' {
-			next, complete, err := skipLine(f, cursor, size)
+			next, complete, err := skipLine(f, cursor, size, budget)
 			if err != nil {
 				return scan{}, err
 			}
 			if !complete {
 				return scan{start: cursor, end: cursor}, nil
+			}
+			budget -= next - cursor
+			if budget <= 0 {
+				return scan{start: next, end: next, more: next < size}, nil
 			}
 			cursor = next
 		}
@@ -195,14 +203,18 @@ func (r Registry) readFrom(sid string, cursor, limit int64) (scan, error) {
 		if last < 0 {
 			if s.end == cursor && n == limit {
 				// One line fills the window: skip it whole, as garbage, once it is complete.
-				next, complete, err := skipLine(f, s.end, size)
+				next, complete, err := skipLine(f, s.end, size, budget)
 				if err != nil {
 					return scan{}, err
 				}
 				if !complete {
 					break
 				}
+				budget -= next - s.end
 				s.start, s.end, cursor = next, next, next
+				if budget <= 0 {
+					break // the skip budget is spent, maybe inside the line
+				}
 				continue
 			}
 			break // a partial last line: being written, or cut by the window
@@ -237,11 +249,14 @@ func (s *scan) add(sid string, buf []byte, off int64) {
 }
 
 // skipLine returns the offset just past the line that contains off; complete is false when
-// that line has no end yet (it runs to the end of the log).
-func skipLine(f *os.File, off, size int64) (next int64, complete bool, err error) {
+// that line has no end yet (it runs to the end of the log). It reads at most limit bytes: when
+// they hold no newline and the log goes on, next is off+limit, inside the line, and complete
+// is true (see maxSkip).
+func skipLine(f *os.File, off, size, limit int64) (next int64, complete bool, err error) {
 	buf := make([]byte, 64<<10)
-	for off < size {
-		n, err := f.ReadAt(buf[:min(int64(len(buf)), size-off)], off)
+	stop := min(size, off+limit)
+	for off < stop {
+		n, err := f.ReadAt(buf[:min(int64(len(buf)), stop-off)], off)
 		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
 			return off + int64(i) + 1, true, nil
 		}
@@ -250,10 +265,10 @@ func skipLine(f *os.File, off, size int64) (next int64, complete bool, err error
 			return 0, false, err
 		}
 		if n == 0 {
-			break
+			return off, false, nil // shrank since fstat
 		}
 	}
-	return off, false, nil
+	return off, off < size, nil
 }
 
 // cursorOf returns session sid's cursor, reading the registry without its lock.
@@ -280,90 +295,6 @@ func (r Registry) Unseen(sid string) (msgs []Message, next int64, more bool, err
 	return s.msgs, s.end, s.more, nil
 }
 
-// Deliver computes what UserPromptSubmit would hand session sid now: the unseen broadcasts of
-// other sessions that fit in budget characters (UTF-16 units, as Claude Code counts), with a
-// final "… N more: run cairn session inbox" line when some do not, and the cursor that marks
-// exactly the delivered ones seen. It changes nothing; OnPrompt delivers and advances in one
-// locked pass.
-func (r Registry) Deliver(sid string, budget int, now time.Time) (text string, newCursor int64, err error) {
-	cursor, err := r.cursorOf(sid)
-	if err != nil {
-		return "", 0, err
-	}
-	s, err := r.readFrom(sid, cursor, scanWindow)
-	if err != nil {
-		return "", 0, err
-	}
-	text, newCursor = render(s, budget, now)
-	return text, newCursor, nil
-}
-
-// deliveryHeader introduces delivered messages, so that Claude does not take them for the
-// user's words.
-const deliveryHeader = "Messages broadcast by other Claude Code sessions of this project (not typed by the user; `cairn session inbox` lists them):\n"
-
-// render lays out s under budget and returns the text and the cursor past what it shows.
-func render(s scan, budget int, now time.Time) (string, int64) {
-	if len(s.msgs) == 0 {
-		return "", s.end
-	}
-	var b strings.Builder
-	used := 0
-	shown := 0
-	for i, m := range s.msgs {
-		line := "- " + deliveryLine(m, now) + "\n"
-		header := 0
-		if i == 0 {
-			header = inject.Len(deliveryHeader)
-		}
-		rest := len(s.msgs) - i - 1
-		reserve := 0
-		if rest > 0 || s.more {
-			reserve = inject.Len(moreLine(rest, s.more))
-		}
-		if used+header+inject.Len(line)+reserve > budget {
-			break
-		}
-		if i == 0 {
-			b.WriteString(deliveryHeader)
-		}
-		b.WriteString(line)
-		used += header + inject.Len(line)
-		shown++
-	}
-	held := len(s.msgs) - shown
-	if held > 0 || s.more {
-		notice := moreLine(held, s.more)
-		if used+inject.Len(notice) > budget {
-			return "", s.start // not even the notice fits: deliver nothing, keep everything
-		}
-		b.WriteString(notice)
-	}
-	if shown == 0 {
-		return strings.TrimSuffix(b.String(), "\n"), s.start
-	}
-	if held == 0 {
-		return strings.TrimSuffix(b.String(), "\n"), s.end
-	}
-	return strings.TrimSuffix(b.String(), "\n"), s.skipEnd[shown-1]
-}
-
-// moreLine is the final line of a cut delivery. beyond means the log goes on past the window
-// read, so there may be more than n.
-func moreLine(n int, beyond bool) string {
-	switch {
-	case beyond && n == 0:
-		return "… possibly more: run cairn session inbox\n"
-	case beyond:
-		return fmt.Sprintf("… %d more, possibly others: run cairn session inbox\n", n)
-	}
-	return fmt.Sprintf("… %d more: run cairn session inbox\n", n)
-}
-
-func deliveryLine(m Message, now time.Time) string {
-	return fmt.Sprintf("[%s, %s] %s", ShortID(m.From), Ago(now, m.Time), OneLine(m.Msg))
-}
-
 // ShortID is how tables and deliveries name a session: the first 8 characters of its id.
 func ShortID(id string) string {
 	if utf8.RuneCountInString(id) <= 8 {
@@ -372,56 +303,23 @@ func ShortID(id string) string {
 	return string([]rune(id)[:8])
 }
 
-// OneLine flattens a message for a table or a delivery: control characters dropped, whitespace
-// runs made one space.
-func OneLine(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if r < 0x20 && r != '\n' && r != '\t' || r == 0x7f {
-			return -1
-		}
-		return r
-	}, s)
-	return strings.Join(strings.Fields(s), " ")
-}
-
-// Ago is seed 002's inbox time: "just now", "5m ago", "3h ago", "2d ago".
-func Ago(now, t time.Time) string {
-	if t.IsZero() {
-		return "unknown time"
-	}
-	d := now.Sub(t)
-	switch {
-	case d < time.Minute:
-		return "just now"
-	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d/time.Minute))
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d/time.Hour))
-	}
-	return fmt.Sprintf("%dd ago", int(d/(24*time.Hour)))
-}
-
 // OnPrompt is what the UserPromptSubmit hook calls on every prompt: it touches session sid and
-// returns the unseen broadcasts of other sessions under budget characters (see Deliver),
-// advancing the cursor past exactly what it returns, in one pass under the registry's lock. An
-// unregistered session is registered (its cursor at the end of the log) and gets nothing. When
-// there is nothing to deliver and the activity is recent it takes no lock and writes nothing:
-// the common case costs a read of session.json and a stat of the log.
-func OnPrompt(files safefile.Writer, root, sid string, now time.Time, budget int) (string, error) {
-	return New(files, root).OnPrompt(sid, now, budget)
-}
-
-// OnPrompt is the method form of the package function OnPrompt.
-func (r Registry) OnPrompt(sid string, now time.Time, budget int) (string, error) {
+// offers show the unseen broadcasts of other sessions, oldest first (at most a window of the
+// log: more says that it goes on). show lays them out for Claude and returns how many of them,
+// from the first, it delivered; the cursor advances past exactly those, in the same pass under
+// the registry's lock, so each is delivered once. An unregistered session is registered (its
+// cursor at the end of the log) and is offered nothing. When there is nothing new and the
+// activity is recent it takes no lock and writes nothing: the common case costs a read of
+// session.json and a stat of the log.
+func (r Registry) OnPrompt(sid string, now time.Time, show func(msgs []Message, more bool) int) error {
 	if err := checkID(sid); err != nil {
-		return "", err
+		return err
 	}
 	now = stamp(now)
 	if s, ok := r.Lookup(sid); ok && s.Status == StatusActive && now.Sub(s.LastActivity) < touchEvery && s.Cursor == r.logSize() {
-		return "", nil // the fast path: nothing new, nothing to record
+		return nil // the fast path: nothing new, nothing to record
 	}
-	var text string
-	err := r.update(func(d *document) (bool, error) {
+	return r.update(func(d *document) (bool, error) {
 		s := find(d, sid)
 		if s == nil {
 			return r.touch(d, sid, now)
@@ -434,18 +332,21 @@ func (r Registry) OnPrompt(sid string, now time.Time, budget int) (string, error
 		if err != nil {
 			return changed, err
 		}
-		var next int64
-		text, next = render(sc, budget, now)
+		next := sc.end
+		if len(sc.msgs) > 0 {
+			switch n := show(sc.msgs, sc.more); {
+			case n <= 0:
+				next = sc.start
+			case n < len(sc.msgs):
+				next = sc.skipEnd[n-1]
+			}
+		}
 		if next != s.Cursor {
 			s.Cursor = next
 			changed = true
 		}
 		return changed, nil
 	})
-	if err != nil {
-		return "", err
-	}
-	return text, nil
 }
 
 // Inbox returns every unseen broadcast of other sessions for session sid and marks them seen,
@@ -472,7 +373,7 @@ func (r Registry) Inbox(sid string, now time.Time) ([]Message, error) {
 			msgs = append(msgs, sc.msgs...)
 			advanced := sc.end != cursor
 			cursor = sc.end
-			if !sc.more || !advanced || len(msgs) > maxInbox {
+			if !sc.more || !advanced || len(msgs) > maxInbox || cursor-s.Cursor > maxInboxScan {
 				break
 			}
 		}
@@ -484,14 +385,18 @@ func (r Registry) Inbox(sid string, now time.Time) ([]Message, error) {
 	return msgs, err
 }
 
-// maxInbox bounds one inbox read; the rest stays unseen for the next.
-const maxInbox = 10000
+// maxInbox and maxInboxScan bound one inbox read, in messages and in bytes of the log passed;
+// the rest stays unseen for the next.
+const (
+	maxInbox     = 10000
+	maxInboxScan = 64 << 20
+)
 
 // Recent returns the last n broadcasts in the log's final window, oldest first, for a reader
 // outside any session (which has no cursor). It changes nothing.
 func (r Registry) Recent(n int) ([]Message, error) {
-	fi, err := os.Stat(r.eventsPath())
-	if errors.Is(err, os.ErrNotExist) {
+	fi, err := safefile.Stat(r.Root, r.eventsPath())
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -29,11 +28,11 @@ func exchange(r Registry, sid string) ([]string, error) {
 		if err := r.Broadcast(sid, fmt.Sprintf("%s-%d", sid, i), now); err != nil {
 			return got, err
 		}
-		text, err := r.OnPrompt(sid, now, raceBudget)
+		shown, err := prompt(r, sid, now, raceBudget)
 		if err != nil {
 			return got, err
 		}
-		got = append(got, deliveredTexts(text)...)
+		got = append(got, shown...)
 		if i%7 == 3 {
 			msgs, err := r.Inbox(sid, now)
 			if err != nil {
@@ -45,20 +44,6 @@ func exchange(r Registry, sid string) ([]string, error) {
 		}
 	}
 	return got, nil
-}
-
-// deliveredTexts takes the message texts out of a delivery ("- [from, when] text" lines).
-func deliveredTexts(text string) []string {
-	var out []string
-	for _, l := range strings.Split(text, "\n") {
-		if !strings.HasPrefix(l, "- [") {
-			continue
-		}
-		if i := strings.Index(l, "] "); i >= 0 {
-			out = append(out, l[i+2:])
-		}
-	}
-	return out
 }
 
 // checkExchange asserts that every session received every other session's messages exactly
@@ -94,11 +79,10 @@ func drain(t *testing.T, r Registry, got map[string][]string) {
 	t.Helper()
 	for sid := range got {
 		for {
-			text, err := r.OnPrompt(sid, t0.Add(24*time.Hour), raceBudget)
+			d, err := prompt(r, sid, t0.Add(24*time.Hour), raceBudget)
 			if err != nil {
 				t.Fatal(err)
 			}
-			d := deliveredTexts(text)
 			got[sid] = append(got[sid], d...)
 			if len(d) == 0 {
 				break

@@ -27,11 +27,12 @@ package registry
 import (
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"time"
 
+	"github.com/cairn-hooks/cairn/pkg/plain"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
 
@@ -114,7 +115,7 @@ func checkID(id string) error {
 		return fmt.Errorf("%w %q", ErrBadID, id)
 	}
 	for _, r := range id {
-		if r < 0x20 || r == 0x7f {
+		if plain.IsControl(r) {
 			return fmt.Errorf("%w %q", ErrBadID, id)
 		}
 	}
@@ -125,8 +126,8 @@ func stamp(t time.Time) time.Time { return t.UTC().Truncate(time.Second) }
 
 // Sessions returns the recorded sessions, without taking the lock. A missing registry has none.
 func (r Registry) Sessions() ([]Session, error) {
-	data, err := safefile.Read(r.path())
-	if errors.Is(err, os.ErrNotExist) {
+	data, _, err := safefile.ReadFile(r.Root, r.path(), maxRegistry)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
@@ -177,12 +178,12 @@ func (r Registry) Current(envSID string) (string, bool) {
 // update runs fn on the registry under its lock. A registry that is not valid JSON is kept as
 // session.json.bad and replaced by an empty one, so that one bad edit cannot stop every hook.
 //
-// session.json is replaced atomically but not synced (safefile's UpdateNoSync): it describes
+// session.json is replaced atomically but not synced (safefile.NoSync): it describes
 // live sessions, which a power cut ends anyway, and everything in it heals on its own — the next
 // SessionStart or prompt registers its session again, and a cursor that fell back redelivers a
 // broadcast rather than losing one. The broadcasts themselves are synced (appendEvents).
 func (r Registry) update(fn func(d *document) (changed bool, err error)) error {
-	_, err := r.Files.UpdateNoSync(r.path(), 0o600, func(old []byte, exists bool) ([]byte, error) {
+	_, err := r.Files.Update(r.path(), 0o600, func(old []byte, exists bool) ([]byte, error) {
 		var d document
 		if exists && len(old) > 0 {
 			var err error
@@ -201,9 +202,12 @@ func (r Registry) update(fn func(d *document) (changed bool, err error)) error {
 			return nil, safefile.ErrNoChange
 		}
 		return encodeDocument(d), nil
-	})
+	}, safefile.NoSync, safefile.Limit(maxRegistry))
 	return err
 }
+
+// maxRegistry bounds session.json: 200 sessions take about 50 KiB.
+const maxRegistry = 1 << 20
 
 func find(d *document, sid string) *Session {
 	for i := range d.Sessions {
@@ -216,7 +220,7 @@ func find(d *document, sid string) *Session {
 
 // logSize is the size of the event log: where a new cursor starts.
 func (r Registry) logSize() int64 {
-	fi, err := os.Stat(r.eventsPath())
+	fi, err := safefile.Stat(r.Root, r.eventsPath())
 	if err != nil {
 		return 0
 	}
@@ -376,15 +380,4 @@ func (s Session) Display(now time.Time) string {
 		return StatusActive
 	}
 	return "idle"
-}
-
-// OnSessionStart is what the SessionStart hook calls: it registers session sid (any source)
-// and marks orphans ended.
-func OnSessionStart(files safefile.Writer, root, sid, branch string, now time.Time) error {
-	return New(files, root).Register(sid, branch, now)
-}
-
-// OnSessionEnd is what the SessionEnd hook calls.
-func OnSessionEnd(files safefile.Writer, root, sid string, now time.Time) error {
-	return New(files, root).End(sid, now)
 }

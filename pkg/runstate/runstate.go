@@ -11,21 +11,29 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
 	"github.com/cairn-hooks/cairn/pkg/jsonw"
 	"github.com/cairn-hooks/cairn/pkg/project"
+	"github.com/cairn-hooks/cairn/pkg/redact"
+	"github.com/cairn-hooks/cairn/pkg/safefile"
 	"github.com/tidwall/gjson"
 )
+
+// Gates are the run's four gates, in display order; each is the key "gate_<name>".
+var Gates = [4]string{"spec", "quality", "architecture", "security"}
 
 // Keys are the contract's keys, in the order the writer puts them.
 var Keys = []string{
 	"run_id", "issue", "phase", "branch", "worktree", "pr",
-	"gate_spec", "gate_quality", "gate_architecture", "gate_security",
+	"gate_" + Gates[0], "gate_" + Gates[1], "gate_" + Gates[2], "gate_" + Gates[3],
 	"plan_open", "updated_at",
 }
+
+// Gate returns the verdict of gate name ("" when not given yet).
+func (s *State) Gate(name string) string { return s.Get("gate_" + name) }
 
 // State is a parsed state.json: its string values, and the key order as found.
 type State struct {
@@ -105,7 +113,7 @@ func (s *State) Marshal() []byte {
 		b.WriteString("  ")
 		b.Write(jsonw.String(nil, k))
 		b.WriteString(": ")
-		b.Write(jsonw.String(nil, s.values[k]))
+		b.Write(jsonw.String(nil, redact.Redact(s.values[k]))) // a state value is re-injected: no secret in it
 		if i < len(keys)-1 {
 			b.WriteByte(',')
 		}
@@ -178,12 +186,22 @@ func (r Run) MemoryPath() string { return filepath.Join(r.Dir, "MEMORY.md") }
 // ErrNoActive means no run is active: .agents/runs/active is missing or empty.
 var ErrNoActive = errors.New("no active run")
 
+// Bounds on what is read: the active file is one line, state.json a dozen short keys.
+const (
+	maxActive = 4 << 10
+	maxState  = 1 << 20
+)
+
+// Reserved reports a name the run layout uses for something else: "active" is the file that
+// names the active run, so a run directory called that would shadow it.
+func Reserved(id string) bool { return id == "active" }
+
 // Active reads .agents/runs/active: one line naming the run directory, as a path relative to the
 // root, an absolute path inside it, or a bare run id meaning .agents/runs/<id>. The directory must
 // resolve inside root — `..`, absolute paths elsewhere and symlinks leading out are refused.
 func Active(root string) (Run, error) {
-	data, err := os.ReadFile(filepath.Join(root, ActiveFile))
-	if errors.Is(err, os.ErrNotExist) {
+	data, _, err := safefile.ReadFile(root, ActiveFile, maxActive)
+	if errors.Is(err, fs.ErrNotExist) {
 		return Run{}, ErrNoActive
 	}
 	if err != nil {
@@ -204,26 +222,30 @@ func Resolve(root, name string) (Run, error) {
 	}
 	p := name
 	if !strings.ContainsAny(name, `/\`) {
-		if !project.SafeName(name) {
+		if !project.SafeName(name) || Reserved(name) {
 			return Run{}, fmt.Errorf("%s: %q is not a safe run id", ActiveFile, name)
 		}
 		p = filepath.Join(root, RunsDir, name)
 	}
-	dir, err := project.Confine(root, p)
+	dir, err := safefile.Confine(root, p)
 	if err != nil {
 		return Run{}, fmt.Errorf("%s names %q: %w", ActiveFile, name, err)
 	}
 	if dir == filepath.Clean(root) {
 		return Run{}, fmt.Errorf("%s names the project root itself", ActiveFile)
 	}
+	if Reserved(filepath.Base(dir)) {
+		return Run{}, fmt.Errorf("%s names %q, which the run layout reserves", ActiveFile, name)
+	}
 	rel, _ := filepath.Rel(root, dir)
 	return Run{ID: filepath.Base(dir), Dir: dir, Rel: filepath.ToSlash(rel)}, nil
 }
 
-// Load reads and parses the run's state.json. A missing file is an empty state.
-func Load(r Run) (State, []string, error) {
-	data, err := os.ReadFile(r.StatePath())
-	if errors.Is(err, os.ErrNotExist) {
+// Load reads and parses the run's state.json, inside the project at root. A missing file is an
+// empty state.
+func Load(root string, r Run) (State, []string, error) {
+	data, _, err := safefile.ReadFile(root, r.StatePath(), maxState)
+	if errors.Is(err, fs.ErrNotExist) {
 		return State{}, nil, nil
 	}
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,6 +61,57 @@ func TestUpdateFailureLeavesFileAlone(t *testing.T) {
 	data, _ := os.ReadFile(p)
 	if string(data) != "keep" || !after.ModTime().Equal(before.ModTime()) {
 		t.Fatal("file touched")
+	}
+}
+
+func writeX(w io.Writer) error { _, err := io.WriteString(w, "x\n"); return err }
+
+// A fill that fails leaves the file as it was and no temp file behind.
+func TestWriteAtomicFuncFailureLeavesFileAlone(t *testing.T) {
+	root := t.TempDir()
+	p := filepath.Join(root, "f")
+	os.WriteFile(p, []byte("keep"), 0o644)
+	err := WriteAtomicFunc(root, p, 0o600, func(w io.Writer) error {
+		w.Write(bytes.Repeat([]byte("y"), 200<<10)) // more than the buffer: some reached the temp file
+		return errors.New("boom")
+	})
+	if err == nil {
+		t.Fatal("want error")
+	}
+	if data, _ := os.ReadFile(p); string(data) != "keep" {
+		t.Fatalf("file changed: %.20q", data)
+	}
+	if ents, _ := os.ReadDir(root); len(ents) != 1 {
+		t.Fatalf("left behind: %v", ents)
+	}
+}
+
+// Lock excludes: read-modify-writes of a file under it from many goroutines all land.
+func TestLockExcludes(t *testing.T) {
+	root := t.TempDir()
+	lock := filepath.Join(root, "dir", "lock")
+	counter := filepath.Join(root, "counter")
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 25 {
+				unlock, err := Lock(root, lock)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				old, _ := os.ReadFile(counter)
+				os.WriteFile(counter, append(old, 'x'), 0o644)
+				unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if got, _ := os.ReadFile(counter); len(got) != 200 {
+		t.Fatalf("%d of 200 increments", len(got))
+	}
+	if _, err := Lock(root, filepath.Join(root, "..", "out")); err == nil {
+		t.Fatal("a lock outside the tree")
 	}
 }
 
@@ -214,18 +266,81 @@ func TestLocksAreCentral(t *testing.T) {
 	}
 }
 
-// A torn last record (a full disk cut it short) does not swallow the next one.
-func TestAppendAfterTornLine(t *testing.T) {
+// A record cut at any byte by a killed writer is removed by the next append, so the log reads as
+// the records that were finished, in order: the cut is injected at every byte of the record, not
+// hoped for from a kill.
+func TestAppendRepairsTornRecordAtEveryByte(t *testing.T) {
 	root := t.TempDir()
 	d := Disk{Roots: []string{root}}
 	p := filepath.Join(root, "log.jsonl")
-	os.WriteFile(p, []byte("{\"a\":1}\n{\"b\":"), 0o644)
-	if err := d.Append(p, []byte("{\"c\":3}\n"), 0o644); err != nil {
-		t.Fatal(err)
+	first, torn, next := "{\"a\":1}\n", "{\"b\":\"two words\",\"n\":[1,2]}\n", "{\"c\":3}\n"
+	for cut := 0; cut <= len(torn); cut++ {
+		os.WriteFile(p, []byte(first+torn[:cut]), 0o644)
+		if err := d.Append(p, []byte(next), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want := first + next
+		if cut >= len(torn)-1 {
+			want = first + torn + next // complete but for its newline: kept, and ended
+		}
+		if got, _ := os.ReadFile(p); string(got) != want {
+			t.Fatalf("cut at %d: %q, want %q", cut, got, want)
+		}
 	}
-	data, _ := os.ReadFile(p)
-	if string(data) != "{\"a\":1}\n{\"b\":\n{\"c\":3}\n" {
-		t.Fatalf("%q", data)
+	// A last line that is not a cut record — a line a person typed — is kept and ended.
+	os.WriteFile(p, []byte(first+"a note without a newline"), 0o644)
+	d.Append(p, []byte(next), 0o644)
+	if got, _ := os.ReadFile(p); string(got) != first+"a note without a newline\n"+next {
+		t.Fatalf("%q", got)
+	}
+}
+
+func TestAppendRotates(t *testing.T) {
+	root := t.TempDir()
+	d := Disk{Roots: []string{root}}
+	p := filepath.Join(root, "cairn.log")
+	for i := 0; i < 10; i++ {
+		d.Append(p, []byte("0123456789\n"), 0o600, NoSync, RotateAt(50))
+	}
+	cur, _ := os.ReadFile(p)
+	old, _ := os.ReadFile(p + ".1")
+	if len(cur) > 61 || len(old) == 0 || len(cur)+len(old) > 110 {
+		t.Fatalf("current %d bytes, rotated %d", len(cur), len(old))
+	}
+}
+
+// A directory symlinked out of the project is never written, swept or rotated through.
+func TestNothingOutsideThroughSymlinkedDirs(t *testing.T) {
+	dir := t.TempDir()
+	root, out := filepath.Join(dir, "root"), filepath.Join(dir, "out")
+	os.MkdirAll(filepath.Join(root, ".claude"), 0o755)
+	os.MkdirAll(out, 0o755)
+	os.Symlink(out, filepath.Join(root, ".claude", "state"))
+	old := time.Now().Add(-2 * time.Hour)
+	for _, n := range []string{".x.tmp1", "cairn.log"} {
+		os.WriteFile(filepath.Join(out, n), []byte(strings.Repeat("x", 100)), 0o644)
+		os.Chtimes(filepath.Join(out, n), old, old)
+	}
+	d := Disk{Roots: []string{root}}
+	state := filepath.Join(root, ".claude", "state")
+	if n := SweepTemps(root, state, time.Now()); n != 0 {
+		t.Errorf("swept %d outside", n)
+	}
+	if err := d.Append(filepath.Join(state, "cairn.log"), []byte("x\n"), 0o600, RotateAt(10)); err == nil {
+		t.Error("appended outside")
+	}
+	if _, err := d.Update(filepath.Join(state, "f"), 0o644, func([]byte, bool) ([]byte, error) { return []byte("x"), nil }); err == nil {
+		t.Error("updated outside")
+	}
+	if _, err := d.Create(filepath.Join(state, "g"), []byte("x"), 0o644); err == nil {
+		t.Error("created outside")
+	}
+	if err := d.Remove(filepath.Join(state, "cairn.log")); err == nil {
+		t.Error("removed outside")
+	}
+	ents, _ := os.ReadDir(out)
+	if len(ents) != 2 {
+		t.Errorf("outside changed: %v", ents)
 	}
 }
 
@@ -239,7 +354,7 @@ func TestSweepTemps(t *testing.T) {
 			os.Chtimes(p, old, old)
 		}
 	}
-	if n := SweepTemps(dir, time.Now()); n != 2 {
+	if n := SweepTemps(dir, dir, time.Now()); n != 2 {
 		t.Fatalf("removed %d", n)
 	}
 	ents, _ := os.ReadDir(dir)
@@ -253,7 +368,7 @@ func TestSweepTemps(t *testing.T) {
 }
 
 // What each write survives: Update, Append and Create sync what they write before it becomes
-// visible; UpdateNoSync and Log do not; all of them land the same bytes.
+// visible; with NoSync, Update and Append do not; all of them land the same bytes.
 func TestWhatSyncs(t *testing.T) {
 	root := t.TempDir()
 	d := Disk{Roots: []string{root}}
@@ -268,11 +383,13 @@ func TestWhatSyncs(t *testing.T) {
 		want  int
 	}{
 		{"Update", func(p string) error { _, err := d.Update(p, 0o644, set); return err }, 1},
-		{"UpdateNoSync", func(p string) error { _, err := d.UpdateNoSync(p, 0o644, set); return err }, 0},
+		{"Update NoSync", func(p string) error { _, err := d.Update(p, 0o644, set, NoSync); return err }, 0},
 		{"Append", func(p string) error { return d.Append(p, []byte("x\n"), 0o644) }, 1},
-		{"Log", func(p string) error { return d.Log(p, []byte("x\n"), 0o644) }, 0},
+		{"Append NoSync", func(p string) error { return d.Append(p, []byte("x\n"), 0o644, NoSync) }, 0},
 		{"Create", func(p string) error { _, err := d.Create(p, []byte("x\n"), 0o644); return err }, 1},
-		{"WriteAtomic", func(p string) error { return WriteAtomic(p, []byte("x\n"), 0o644) }, 1},
+		{"WriteAtomic", func(p string) error { return WriteAtomic(root, p, []byte("x\n"), 0o644) }, 1},
+		{"WriteAtomicFunc", func(p string) error { return WriteAtomicFunc(root, p, 0o644, writeX) }, 1},
+		{"WriteAtomicFunc NoSync", func(p string) error { return WriteAtomicFunc(root, p, 0o644, writeX, NoSync) }, 0},
 	} {
 		syncs = 0
 		p := filepath.Join(root, c.name)
@@ -283,18 +400,104 @@ func TestWhatSyncs(t *testing.T) {
 			t.Errorf("%s: wrote %q with %d syncs, want %q with %d", c.name, got, syncs, "x\n", c.want)
 		}
 	}
-	// UpdateNoSync is as locked and atomic as Update: concurrent increments add up.
+	// Update with NoSync is as locked and atomic as Update: concurrent increments add up.
 	p := filepath.Join(root, "counter")
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
 			for range 10 {
-				d.UpdateNoSync(p, 0o644, func(old []byte, _ bool) ([]byte, error) { return append(old, 'x'), nil })
+				d.Update(p, 0o644, func(old []byte, _ bool) ([]byte, error) { return append(old, 'x'), nil }, NoSync)
 			}
 		})
 	}
 	wg.Wait()
 	if got, _ := os.ReadFile(p); len(got) != 80 {
 		t.Fatalf("%d increments of 80 landed", len(got))
+	}
+}
+
+// TestUpdateRecheck: with Recheck, a write by a program that takes no cairn lock, landing while
+// Update edits, is not overwritten: Update starts over from it. Without Recheck the last rename
+// wins and that write is lost; a file that keeps changing makes Update give up with ErrChanged,
+// leaving the other program's version and no temp file.
+func TestUpdateRecheck(t *testing.T) {
+	root := t.TempDir()
+	d := Disk{Roots: []string{root}}
+	p := filepath.Join(root, "MEMORY.md")
+	foreign := func(s string) {
+		tmp := p + ".theirs"
+		if err := os.WriteFile(tmp, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dropB := func(calls *int, writeOnCall int, theirs string) Edit {
+		return func(old []byte, _ bool) ([]byte, error) {
+			*calls++
+			if *calls == writeOnCall {
+				foreign(theirs) // the other program writes after Update has read
+			}
+			return bytes.ReplaceAll(old, []byte("b\n"), nil), nil
+		}
+	}
+
+	os.WriteFile(p, []byte("a\nb\n"), 0o644)
+	calls := 0
+	changed, err := d.Update(p, 0o644, dropB(&calls, 1, "a\nb\nc\n"), Recheck)
+	if err != nil || !changed || calls != 2 {
+		t.Fatalf("changed %v, err %v, edit called %d times; want true, nil, 2", changed, err, calls)
+	}
+	if got, _ := os.ReadFile(p); string(got) != "a\nc\n" {
+		t.Errorf("with Recheck: %q, want the other program's line kept and b removed", got)
+	}
+
+	os.WriteFile(p, []byte("a\nb\n"), 0o644)
+	calls = 0
+	if _, err := d.Update(p, 0o644, dropB(&calls, 1, "a\nb\nc\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(p); string(got) != "a\n" {
+		t.Errorf("without Recheck: %q, want the last rename (cairn's) to win", got)
+	}
+
+	os.WriteFile(p, []byte("a\nb\n"), 0o644)
+	n := 0
+	_, err = d.Update(p, 0o644, func(old []byte, _ bool) ([]byte, error) {
+		n++
+		foreign(fmt.Sprintf("a\nb\nc%d\n", n))
+		return bytes.ReplaceAll(old, []byte("b\n"), nil), nil
+	}, Recheck)
+	if !errors.Is(err, ErrChanged) || n != maxRechecks+1 {
+		t.Fatalf("err %v after %d edits; want ErrChanged after %d", err, n, maxRechecks+1)
+	}
+	if got, _ := os.ReadFile(p); string(got) != fmt.Sprintf("a\nb\nc%d\n", n) {
+		t.Errorf("after giving up: %q, want the other program's last version", got)
+	}
+	ents, _ := os.ReadDir(root)
+	for _, e := range ents {
+		if strings.Contains(e.Name(), ".tmp") {
+			t.Errorf("temp file left: %s", e.Name())
+		}
+	}
+}
+
+// A sweep is due once an hour per project: the first call says yes and stamps the time, the
+// next within the hour no, one after it yes again; a stamp from the future does not hold it off.
+func TestSweepDue(t *testing.T) {
+	root := t.TempDir()
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	if !SweepDue(root, now) {
+		t.Fatal("the first sweep is not due")
+	}
+	if SweepDue(root, now.Add(30*time.Minute)) {
+		t.Error("a sweep half an hour after the last is due")
+	}
+	if !SweepDue(root, now.Add(61*time.Minute)) {
+		t.Error("a sweep an hour after the last is not due")
+	}
+	if !SweepDue(root, now.Add(-24*time.Hour)) {
+		t.Error("a stamp in the future held the sweep off")
 	}
 }

@@ -5,21 +5,23 @@ import (
 	"strings"
 )
 
-// HookNames are the hook binaries cairn installs; an entry whose command runs one of them from
-// a cairn bin directory is cairn's.
-var HookNames = []string{"sessionstart", "userpromptsubmit", "precompact", "sessionend"}
-
 // CLIName is the command-line tool's binary, named by cairn's Bash permission rule.
 const CLIName = "cairn"
 
 // Owner recognises cairn's entries in a settings file by the executable they run: a hook binary
-// (one of HookNames) or, for a permission rule, the cairn CLI, that lives either in one of
-// BinDirs or in any directory ending in "cairn/bin", the directory install.sh installs into at
-// both scopes. The second rule lets an upgrade that moved the binaries (another checkout, another
+// (one of Hooks) or, for a permission rule, the cairn CLI, at an absolute path — the only
+// kind install writes, or one under $CLAUDE_PROJECT_DIR — that lies either in one of BinDirs or in any directory ending in
+// "cairn/bin", the directory install.sh installs into at both scopes. A relative path
+// ("tools/cairn/bin/precompact") is never cairn's: it would name a file a cloned repository
+// supplies. The second rule lets an upgrade that moved the binaries (another checkout, another
 // scope) still find and replace the old entries; a hook binary of the same name elsewhere (say
 // /usr/local/bin/precompact) belongs to someone else and is never touched.
 type Owner struct {
 	BinDirs []string
+	// Hooks are the names of cairn's hook binaries, without ".exe". The CLI passes the names of
+	// the hooks it wires (one table, hooks/cairn's hookSpecs), so a hook added there is
+	// recognised here with no other change.
+	Hooks []string
 }
 
 // OwnsCommand reports whether a hook handler's command is one of cairn's hook binaries. In exec
@@ -30,7 +32,7 @@ func (o Owner) OwnsCommand(command string, execForm bool) bool {
 	if !execForm {
 		command = firstWord(command)
 	}
-	return o.owns(command, HookNames...)
+	return o.owns(command, o.Hooks...)
 }
 
 // OwnsRule reports whether a permission rule is cairn's: "Bash(<cairn>:*)", "Bash(<cairn> *)" or
@@ -58,6 +60,9 @@ func (o Owner) owns(p string, names ...string) bool {
 		return false
 	}
 	p = path.Clean(strings.ReplaceAll(p, `\`, "/"))
+	if !absolute(p) {
+		return false
+	}
 	base := strings.TrimSuffix(path.Base(p), ".exe")
 	known := false
 	for _, n := range names {
@@ -73,6 +78,16 @@ func (o Owner) owns(p string, names ...string) bool {
 		}
 	}
 	return path.Base(dir) == "bin" && path.Base(path.Dir(dir)) == "cairn"
+}
+
+// absolute reports a path that names one file wherever the command runs: "/…" on Unix, a drive
+// ("C:/…") or a UNC share ("//host/…") on Windows, or a path under the project root as Claude
+// Code expands it ($CLAUDE_PROJECT_DIR/…, as people write shell-form entries by hand).
+func absolute(p string) bool {
+	if strings.HasPrefix(p, "/") || strings.HasPrefix(p, "$CLAUDE_PROJECT_DIR/") || strings.HasPrefix(p, "${CLAUDE_PROJECT_DIR}/") {
+		return true
+	}
+	return len(p) >= 3 && p[1] == ':' && p[2] == '/' && (p[0]|0x20 >= 'a' && p[0]|0x20 <= 'z')
 }
 
 // firstWord returns the first word of a shell command with its quotes removed: enough to read

@@ -23,13 +23,14 @@ package settings
 import (
 	"errors"
 	"slices"
+	"strings"
 
 	"github.com/tidwall/gjson"
 )
 
 // Hook is one hook handler cairn registers for Event. It is written in exec form — "args" is
 // present, even when empty, so Claude Code spawns Command directly with no shell (reference
-// §2.5; Claude Code 2.1.332 tests args !== undefined, so an empty list selects exec form) —
+// §2.5; an empty list selects exec form, e2e/FINDINGS.md) — unless Shell is set, and always
 // under an empty matcher, because cairn's binaries gate themselves on source and trigger
 // (SPEC §9). Timeout is in seconds; 0 leaves it out.
 type Hook struct {
@@ -37,6 +38,10 @@ type Hook struct {
 	Command string
 	Args    []string
 	Timeout int
+	// Shell writes the handler without "args": Claude Code runs Command through /bin/sh, so it
+	// must be a shell command (the path quoted). Clients before exec form (2.1.139) run every
+	// command so and ignore "args"; the caller decides by the client's version.
+	Shell bool
 }
 
 // RuleMode says what Install does with cairn's Bash permission rule.
@@ -57,6 +62,17 @@ type Plan struct {
 	Hooks    []Hook
 	Rule     string // e.g. "Bash(/home/me/.claude/cairn/bin/cairn:*)"
 	RuleMode RuleMode
+	// MCPRules are the permission rules for cairn's MCP tools ("mcp__cairn__search", or
+	// "mcp__cairn" for all of them) that permissions.allow must hold: cairn's others are removed.
+	MCPRules []string
+}
+
+// MCPServer is the name cairn's MCP server is registered under: its tools are mcp__cairn__*.
+const MCPServer = "cairn"
+
+// IsMCPRule reports whether rule allows cairn's MCP server or one of its tools.
+func IsMCPRule(rule string) bool {
+	return rule == "mcp__"+MCPServer || strings.HasPrefix(rule, "mcp__"+MCPServer+"__")
 }
 
 // Entry is one command hook handler found in a settings file.
@@ -117,6 +133,9 @@ func Install(data []byte, p Plan, o Owner) ([]byte, error) {
 	if err := d.rule(p, o); err != nil {
 		return nil, err
 	}
+	if err := d.mcpRules(p.MCPRules); err != nil {
+		return nil, err
+	}
 	return d.b, nil
 }
 
@@ -147,7 +166,7 @@ func Uninstall(data []byte, o Owner) ([]byte, int, error) {
 		removed++
 	}
 	for {
-		rs, err := d.rules(o)
+		rs, err := d.rulesWhere(func(r string) bool { return o.OwnsRule(r) || IsMCPRule(r) })
 		if err != nil {
 			return nil, 0, err
 		}
@@ -352,7 +371,10 @@ func (d *doc) checkShape(p Plan) error {
 
 // hookGroup is the matcher group cairn writes for h.
 func hookGroup(h Hook) obj {
-	handler := obj{{"type", "command"}, {"command", h.Command}, {"args", append([]string{}, h.Args...)}}
+	handler := obj{{"type", "command"}, {"command", h.Command}}
+	if !h.Shell {
+		handler = append(handler, kv{"args", append([]string{}, h.Args...)})
+	}
 	if h.Timeout > 0 {
 		handler = append(handler, kv{"timeout", h.Timeout})
 	}
@@ -394,8 +416,79 @@ func (d *doc) wire(h Hook, o Owner) error {
 	return nil
 }
 
-// rules finds cairn's permission rules in permissions.allow, each as the path that leads to it.
-func (d *doc) rules(o Owner) ([][]step, error) {
+// rules finds cairn's Bash permission rules in permissions.allow, each as the path that leads to
+// it.
+func (d *doc) rules(o Owner) ([][]step, error) { return d.rulesWhere(o.OwnsRule) }
+
+// mcpRules makes cairn's MCP rules in permissions.allow exactly want, in that order for the ones
+// it adds: a rule of cairn's server that is not wanted, or a second copy, is removed.
+func (d *doc) mcpRules(want []string) error {
+	for n := 0; ; n++ {
+		rs, err := d.rulesWhere(IsMCPRule)
+		if err != nil {
+			return err
+		}
+		seen := map[string]bool{}
+		drop := -1
+		for i, chain := range rs {
+			at := chain[2]
+			r := at.its[at.i].val.Str
+			if seen[r] || !slices.Contains(want, r) {
+				drop = i
+				break
+			}
+			seen[r] = true
+		}
+		if drop < 0 {
+			for _, r := range want {
+				if !seen[r] {
+					if err := d.addAllow(r); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		}
+		if n == maxEdits {
+			return errTooMany
+		}
+		d.removeChain(rs[drop])
+	}
+}
+
+// addAllow appends rule to permissions.allow, creating either when missing.
+func (d *doc) addAllow(rule string) error {
+	r := d.root()
+	rits := items(r)
+	pi, n := lookup(rits, "permissions")
+	switch {
+	case n > 1:
+		return invalid(`the key "permissions" appears %d times; Claude Code reads only the last: merge them by hand`, n)
+	case pi < 0:
+		d.add(r, rits, "permissions", obj{{"allow", []string{rule}}})
+		return nil
+	case !rits[pi].val.IsObject():
+		return invalid(`"permissions" is not an object`)
+	}
+	perms := rits[pi].val
+	pits := items(perms)
+	ai, n := lookup(pits, "allow")
+	switch {
+	case n > 1:
+		return invalid(`"permissions" has the key "allow" %d times: merge them by hand`, n)
+	case ai < 0:
+		d.add(perms, pits, "allow", []string{rule})
+		return nil
+	case !pits[ai].val.IsArray():
+		return invalid(`"permissions.allow" is not an array`)
+	}
+	d.add(pits[ai].val, items(pits[ai].val), "", rule)
+	return nil
+}
+
+// rulesWhere finds the permission rules in permissions.allow that owns accepts, each as the path
+// that leads to it.
+func (d *doc) rulesWhere(owns func(string) bool) ([][]step, error) {
 	r := d.root()
 	rits := items(r)
 	pi, n := lookup(rits, "permissions")
@@ -418,7 +511,7 @@ func (d *doc) rules(o Owner) ([][]step, error) {
 	aits := items(allow)
 	var out [][]step
 	for i, a := range aits {
-		if a.val.Type == gjson.String && o.OwnsRule(a.val.Str) {
+		if a.val.Type == gjson.String && owns(a.val.Str) {
 			out = append(out, []step{{r, rits, pi}, {perms, pits, ai}, {allow, aits, i}})
 		}
 	}
@@ -461,20 +554,5 @@ func (d *doc) rule(p Plan, o Owner) error {
 	if p.RuleMode != AddRule {
 		return nil
 	}
-	r := d.root()
-	rits := items(r)
-	pi, _ := lookup(rits, "permissions")
-	if pi < 0 {
-		d.add(r, rits, "permissions", obj{{"allow", []string{p.Rule}}})
-		return nil
-	}
-	perms := rits[pi].val
-	pits := items(perms)
-	ai, _ := lookup(pits, "allow")
-	if ai < 0 {
-		d.add(perms, pits, "allow", []string{p.Rule})
-		return nil
-	}
-	d.add(pits[ai].val, items(pits[ai].val), "", p.Rule)
-	return nil
+	return d.addAllow(p.Rule)
 }

@@ -8,7 +8,10 @@ import (
 
 const bin = "/p/.claude/cairn/bin"
 
-var owner = Owner{BinDirs: []string{bin}}
+// hooks are the hook binaries the tests wire; cairn's CLI passes its own table.
+var hooks = []string{"sessionstart", "userpromptsubmit", "precompact", "sessionend"}
+
+var owner = Owner{BinDirs: []string{bin}, Hooks: hooks}
 
 func plan(dir string) Plan {
 	return Plan{Hooks: []Hook{
@@ -380,7 +383,7 @@ SessionStart  /p/.claude/cairn/bin/sessionstart exec cairn timeout
 }
 
 func TestOwner(t *testing.T) {
-	o := Owner{BinDirs: []string{"/opt/tools/bin"}}
+	o := Owner{BinDirs: []string{"/opt/tools/bin"}, Hooks: hooks}
 	for _, c := range []struct {
 		cmd  string
 		exec bool
@@ -397,7 +400,11 @@ func TestOwner(t *testing.T) {
 		{`'/my dir/.claude/cairn/bin/precompact'`, false, true},
 		{`/my dir/.claude/cairn/bin/precompact`, false, false}, // shell form splits at the space
 		{`/my dir/.claude/cairn/bin/precompact`, true, true},
-		{`/opt/tools/bin/cairn`, true, false}, // the CLI is not a hook
+		{`/opt/tools/bin/cairn`, true, false},              // the CLI is not a hook
+		{`tools/cairn/bin/precompact`, true, false},        // relative: a repository's file
+		{`./.claude/cairn/bin/precompact`, true, false},    // relative
+		{`"tools/cairn/bin/precompact" --x`, false, false}, // relative, shell form
+		{`${CLAUDE_PROJECT_DIR}/.claude/cairn/bin/sessionend`, true, true},
 		{``, false, false},
 	} {
 		if got := o.OwnsCommand(c.cmd, c.exec); got != c.want {
@@ -411,11 +418,105 @@ func TestOwner(t *testing.T) {
 		"Bash(/my dir/.claude/cairn/bin/cairn:*)": true,
 		"Bash(/opt/tools/bin/precompact:*)":       false,
 		"Bash(cairn:*)":                           false,
+		"Bash(tools/cairn/bin/cairn:*)":           false,
 		"Read(/opt/tools/bin/cairn)":              false,
 		"Bash(/opt/tools/bin/cairn:*":             false,
 	} {
 		if got := o.OwnsRule(rule); got != want {
 			t.Errorf("OwnsRule(%q) = %v; want %v", rule, got, want)
+		}
+	}
+}
+
+// A shell-form hook (for clients before exec form) has no "args"; installing the other form
+// over it replaces the entry in place, and each is recognised as cairn's, quoted path and all.
+func TestInstallShellForm(t *testing.T) {
+	const dir = "/home/me/my proj'q\"$é/.claude/cairn/bin"
+	quoted := `'/home/me/my proj'\''q"$é/.claude/cairn/bin/precompact'`
+	shell := Plan{Hooks: []Hook{{Event: "PreCompact", Command: quoted, Timeout: 30, Shell: true}}}
+	exec := Plan{Hooks: []Hook{{Event: "PreCompact", Command: dir + "/precompact", Timeout: 30}}}
+	o := Owner{BinDirs: []string{dir}, Hooks: hooks}
+
+	got, err := Install(nil, shell, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{
+  "hooks": {
+    "PreCompact": [
+      {
+        "matcher": "",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "'/home/me/my proj'\\''q\"$é/.claude/cairn/bin/precompact'",
+            "timeout": 30
+          }
+        ]
+      }
+    ]
+  }
+}
+`
+	check(t, "shell form", string(got), want)
+	es, err := Entries(got, o)
+	if err != nil || len(es) != 1 || es[0].Exec || !es[0].Cairn || es[0].Executable() != dir+"/precompact" {
+		t.Fatalf("Entries = %+v, %v; want one shell-form entry of cairn's running %s", es, err, dir+"/precompact")
+	}
+
+	// Exec form over shell form, and back: one entry each time, no stray copy.
+	ex, err := Install(got, exec, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if es, _ := Entries(ex, o); len(es) != 1 || !es[0].Exec || es[0].Command != dir+"/precompact" {
+		t.Errorf("exec form over shell form: %+v\n%s", es, ex)
+	}
+	back, err := Install(ex, shell, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, "shell form again", string(back), want)
+	un, n, err := Uninstall(back, o)
+	if err != nil || n != 1 || !Empty(un) {
+		t.Errorf("Uninstall = %q, %d, %v; want it empty, 1 removed", un, n, err)
+	}
+}
+
+// Owner knows the hooks it is given, and no others: the CLI's table drives it.
+func TestOwnerHooksFromTable(t *testing.T) {
+	cmd := "/p/.claude/cairn/bin/postcompact"
+	if (Owner{Hooks: hooks}).OwnsCommand(cmd, true) {
+		t.Errorf("an Owner without postcompact owns %s", cmd)
+	}
+	if !(Owner{Hooks: append(hooks[:len(hooks):len(hooks)], "postcompact")}).OwnsCommand(cmd, true) {
+		t.Errorf("an Owner with postcompact does not own %s", cmd)
+	}
+	if (Owner{}).OwnsCommand("/p/.claude/cairn/bin/precompact", true) {
+		t.Errorf("an Owner with no hooks owns a hook")
+	}
+}
+
+func TestMCPRules(t *testing.T) {
+	read := []string{"mcp__cairn__search", "mcp__cairn__show"}
+	in := "{\n  \"permissions\": {\n    \"allow\": [\"Read\", \"mcp__cairn__park\", \"mcp__cairnish__x\"]\n  }\n}\n"
+	out := mustInstall(t, in, Plan{MCPRules: read})
+	check(t, "install", out, "{\n  \"permissions\": {\n    \"allow\": [\"Read\", \"mcp__cairnish__x\", \"mcp__cairn__search\", \"mcp__cairn__show\"]\n  }\n}\n")
+	// All tools: the server's rule replaces the tools' rules.
+	all := mustInstall(t, out, Plan{MCPRules: []string{"mcp__cairn"}})
+	check(t, "all", all, "{\n  \"permissions\": {\n    \"allow\": [\"Read\", \"mcp__cairnish__x\", \"mcp__cairn\"]\n  }\n}\n")
+	// A duplicate is removed; a file without permissions gets them.
+	check(t, "duplicate", mustInstall(t, `{"permissions": {"allow": ["mcp__cairn__show", "mcp__cairn__show"]}}`, Plan{MCPRules: []string{"mcp__cairn__show"}}),
+		`{"permissions": {"allow": ["mcp__cairn__show"]}}`)
+	check(t, "created", mustInstall(t, `{"a": 1}`, Plan{MCPRules: []string{"mcp__cairn__show"}}), `{"a": 1, "permissions": {"allow": ["mcp__cairn__show"]}}`)
+	// Uninstall removes every rule of cairn's server, and no one else's.
+	check(t, "uninstall", mustUninstall(t, all), "{\n  \"permissions\": {\n    \"allow\": [\"Read\", \"mcp__cairnish__x\"]\n  }\n}\n")
+	if _, err := Install([]byte(`{"permissions": []}`), Plan{MCPRules: read}, owner); err == nil {
+		t.Errorf("permissions that are not an object: no error")
+	}
+	for r, want := range map[string]bool{"mcp__cairn": true, "mcp__cairn__search": true, "mcp__cairnx": false, "mcp__cairnish__search": false, "Bash(cairn:*)": false} {
+		if IsMCPRule(r) != want {
+			t.Errorf("IsMCPRule(%q) = %v", r, !want)
 		}
 	}
 }

@@ -5,7 +5,9 @@
 //
 // The templates live in templates/<name>/SKILL.md and are embedded in the cairn binary, so an
 // installed cairn needs no source tree. Render substitutes the absolute path of the cairn CLI
-// for {{CAIRN}}, so a skill works whether or not cairn is on PATH.
+// for {{CAIRN}}, so a skill works whether or not cairn is on PATH, and the prefix of cairn's MCP
+// tool names for {{MCP}}: Claude Code names a plugin's MCP tools differently from those of a
+// server in .mcp.json or ~/.claude.json.
 package skills
 
 import (
@@ -23,21 +25,34 @@ var templates embed.FS
 // Names are cairn's skills, in the order they are installed and listed.
 var Names = []string{"session", "context-save", "context-restore", "session-continuity"}
 
-// placeholder is replaced by the shell-quoted path of the cairn CLI.
-const placeholder = "{{CAIRN}}"
+// placeholder is replaced by the shell-quoted path of the cairn CLI, mcpPlaceholder by the
+// prefix of cairn's MCP tool names.
+const (
+	placeholder    = "{{CAIRN}}"
+	mcpPlaceholder = "{{MCP}}"
+)
+
+// The prefixes of cairn's MCP tool names (the tool is the rest: mcp__cairn__search). Claude Code
+// names the tools of a server registered under "cairn" mcp__cairn__<tool>, and those of the
+// server "cairn" of the plugin "cairn" mcp__plugin_cairn_cairn__<tool> (e2e/FINDINGS.md).
+const (
+	ToolsInstalled = "mcp__cairn__"
+	ToolsPlugin    = "mcp__plugin_cairn_cairn__"
+)
 
 // Generator is the value of metadata.generator in the frontmatter of every skill cairn writes:
 // it is how uninstall (and an upgrade) tells cairn's SKILL.md from one a person wrote.
 const Generator = "cairn"
 
-// Render returns the SKILL.md of skill name with cairn, the absolute path of the CLI,
-// substituted.
-func Render(name, cairn string) ([]byte, error) {
+// Render returns the SKILL.md of skill name with cairn, the absolute path of the CLI, and tools,
+// the prefix of cairn's MCP tool names (ToolsInstalled or ToolsPlugin), substituted.
+func Render(name, cairn, tools string) ([]byte, error) {
 	data, err := templates.ReadFile("templates/" + name + "/SKILL.md")
 	if err != nil {
 		return nil, fmt.Errorf("no skill %q", name)
 	}
-	return bytes.ReplaceAll(data, []byte(placeholder), []byte(ShellQuote(cairn))), nil
+	data = bytes.ReplaceAll(data, []byte(placeholder), []byte(ShellQuote(cairn)))
+	return bytes.ReplaceAll(data, []byte(mcpPlaceholder), []byte(tools)), nil
 }
 
 // IsCairn reports whether data is a SKILL.md that cairn wrote: its frontmatter has

@@ -36,9 +36,17 @@ func TestTemplates(t *testing.T) {
 		"session-continuity": {"run start", "run set", "run show", "run end"},
 	}
 	for _, name := range Names {
-		data, err := Render(name, "/opt/my tools/cairn")
+		data, err := Render(name, "/opt/my tools/cairn", ToolsInstalled)
 		if err != nil {
 			t.Fatal(err)
+		}
+		// The plugin's render differs only in the MCP tools' names, which it has in full.
+		plugin, err := Render(name, "/opt/my tools/cairn", ToolsPlugin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(bytes.ReplaceAll(plugin, []byte(ToolsPlugin), []byte(ToolsInstalled)), data) || bytes.Contains(plugin, []byte(" "+ToolsInstalled)) {
+			t.Errorf("%s: the plugin's render is not the settings render with the plugin's tool names", name)
 		}
 		var fm struct {
 			Name         string `yaml:"name"`
@@ -50,7 +58,7 @@ func TestTemplates(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: frontmatter: %v", name, err)
 		}
-		if fm.Name != name || fm.Description == "" || len(fm.Description) > 1024 || fm.ArgumentHint == "" || fm.AllowedTools != "Bash" {
+		if fm.Name != name || fm.Description == "" || len(fm.Description) > 1024 || fm.ArgumentHint == "" || !allowedTools(fm.AllowedTools) {
 			t.Errorf("%s: frontmatter %+v", name, fm)
 		}
 		if !IsCairn(data) {
@@ -68,20 +76,34 @@ func TestTemplates(t *testing.T) {
 			}
 		}
 	}
-	// The seeds' rules that must survive in the session skill.
-	session, _ := Render("session", "/c")
+	// The seeds' rules that must survive in the session skill: seed 003's question for an empty
+	// /session (seed 002 shows the options) and its unknown-flag line with the abort-or-continue
+	// question (issue 12, items 5 and 7), and the rules on archive, the guard and session start.
+	session, _ := Render("session", "/c", ToolsInstalled)
+	flat := strings.Join(strings.Fields(string(session)), " ")
+	for _, rule := range []string{
+		"When $ARGUMENTS is empty, or its first word is none of the modes below",
+		`do not guess and do not run anything: ask the user "Which session mode did you want?"`,
+		"(a) resume", "(b) archive <name>", "(c) summary", "(d) park",
+		"`! Unknown flag(s): --<token>. Supported modes: resume, archive, summary, park, list, inbox, broadcast.`",
+		"ask the user whether to (a) abort", "(b) continue without the unknown flags. Run nothing until they answer.",
+	} {
+		if !strings.Contains(flat, rule) {
+			t.Errorf("session: %q is missing", rule)
+		}
+	}
 	for _, rule := range []string{"ask the user which item to\n  archive", "ask the user to archive some items first", "not brought up when a session starts"} {
 		if !bytes.Contains(session, []byte(rule)) {
 			t.Errorf("session: rule %q is missing", rule)
 		}
 	}
-	continuity, _ := Render("session-continuity", "/c")
+	continuity, _ := Render("session-continuity", "/c", ToolsInstalled)
 	for _, s := range []string{"## Current state", "## In progress", "## Next", "## Decisions", "## Blockers", "200 lines", "MUST NOT resume"} {
 		if !bytes.Contains(continuity, []byte(s)) {
 			t.Errorf("session-continuity: %q is missing", s)
 		}
 	}
-	if _, err := Render("nope", "/c"); err == nil {
+	if _, err := Render("nope", "/c", ToolsInstalled); err == nil {
 		t.Error("Render of an unknown skill succeeded")
 	}
 }
@@ -118,4 +140,19 @@ func TestShellQuote(t *testing.T) {
 	if !strings.HasPrefix(ShellQuote(""), "'") {
 		t.Error("ShellQuote(\"\") is not quoted")
 	}
+}
+
+// allowedTools accepts Bash followed by cairn's MCP tools only.
+func allowedTools(s string) bool {
+	tools := strings.Split(s, ", ")
+	if tools[0] != "Bash" {
+		return false
+	}
+	for _, t := range tools[1:] {
+		name, ok := strings.CutPrefix(t, ToolsInstalled)
+		if !ok || !slices.Contains([]string{"search", "show", "list_checkpoints", "save_checkpoint", "park", "list_parked", "archive", "list_sessions", "broadcast"}, name) {
+			return false
+		}
+	}
+	return true
 }

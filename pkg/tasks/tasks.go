@@ -29,8 +29,9 @@ const (
 // Bounds on what ForSession reads, so that a corrupted or hostile tasks directory cannot make a
 // hook slow or large (SPEC §6 "Bounded").
 const (
-	maxFileSize = 1 << 20 // a task is a few hundred bytes; anything this big is not one
-	maxFiles    = 1000    // far above any real task list
+	maxFileSize = 64 << 10 // a task is a few hundred bytes; anything this big is not one
+	maxFiles    = 256      // far above any real task list
+	maxTotal    = 2 << 20  // all task files together
 )
 
 // Task is one task of a session's task list.
@@ -46,14 +47,15 @@ type Task struct {
 // (ids that are not numbers sort after, by text). A missing directory gives nil and no error.
 // A sessionID that is empty, contains a path separator, "..", or a NUL byte is refused with an
 // error, so that it cannot name a directory outside configDir/tasks.
-// Files that are not regular (symlinks included), larger than 1 MiB, or not JSON objects are skipped; at most 1000
-// files are read. A task without an id takes the file's base name as id.
+// Files that are not regular (symlinks included), larger than 64 KiB, or not JSON objects are
+// skipped; at most 256 files and 2 MiB are read. A task without an id takes the file's base name
+// as id.
 func ForSession(configDir, sessionID string) ([]Task, error) {
 	if err := checkSessionID(sessionID); err != nil {
 		return nil, err
 	}
 	dir := filepath.Join(configDir, "tasks", sessionID)
-	d, err := os.Open(dir)
+	d, err := safefile.OpenDirLoose(dir) // a FIFO there must not block the hook
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -62,17 +64,19 @@ func ForSession(configDir, sessionID string) ([]Task, error) {
 	}
 	defer d.Close()
 	var ts []Task
-	read := 0
-	for read < maxFiles {
+	read, total := 0, int64(0)
+	for read < maxFiles && total < maxTotal {
 		ents, err := d.ReadDir(128)
 		for _, e := range ents {
 			name := e.Name()
 			// Only regular files: a symlink could lead anywhere and a FIFO would block Open.
-			if !strings.HasSuffix(name, ".json") || !e.Type().IsRegular() || read >= maxFiles {
+			if !strings.HasSuffix(name, ".json") || !e.Type().IsRegular() || read >= maxFiles || total >= maxTotal {
 				continue
 			}
 			read++
-			if t, ok := readTask(filepath.Join(dir, name)); ok {
+			t, size, ok := readTask(filepath.Join(dir, name), min(maxFileSize, maxTotal-total))
+			total += size
+			if ok {
 				if t.ID == "" {
 					t.ID = strings.TrimSuffix(name, ".json")
 				}
@@ -97,15 +101,17 @@ func checkSessionID(id string) error {
 	return nil
 }
 
-// readTask reads one task file, or reports false for anything that is not a small JSON object.
-func readTask(path string) (Task, bool) {
-	b, _, err := safefile.ReadFile(path, maxFileSize)
+// readTask reads one task file of at most limit bytes, or reports false for anything that is not
+// a small JSON object. size is how many bytes it read (a file over the limit is not read).
+func readTask(path string, limit int64) (t Task, size int64, ok bool) {
+	b, _, err := safefile.ReadLoose(path, limit)
+	size = int64(len(b))
 	if err != nil || !gjson.ValidBytes(b) {
-		return Task{}, false
+		return Task{}, size, false
 	}
 	doc := gjson.ParseBytes(b)
 	if !doc.IsObject() {
-		return Task{}, false
+		return Task{}, size, false
 	}
 	return Task{
 		ID:          doc.Get("id").String(), // a string in Claude Code's files; a number is accepted
@@ -113,7 +119,7 @@ func readTask(path string) (Task, bool) {
 		Description: doc.Get("description").String(),
 		ActiveForm:  doc.Get("activeForm").String(),
 		Status:      doc.Get("status").String(),
-	}, true
+	}, size, true
 }
 
 // compareID orders numeric ids by value, before any non-numeric id, which sort by text.

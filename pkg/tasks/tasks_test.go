@@ -102,6 +102,30 @@ func TestForSessionBounded(t *testing.T) {
 	}
 }
 
+// Big task files cost at most maxTotal bytes of reading together, and one over maxFileSize is
+// not read at all: a hostile tasks directory cannot make PreCompact slow or large.
+func TestForSessionBoundedBytes(t *testing.T) {
+	config := t.TempDir()
+	dir := filepath.Join(config, "tasks", "s")
+	pad := strings.Repeat("x", 60<<10)
+	for i := range 60 {
+		write(t, dir, fmt.Sprintf("%d.json", i), fmt.Sprintf(`{"id":"%d","status":"pending","description":"%s"}`, i, pad))
+	}
+	write(t, dir, "huge.json", `{"id":"huge","status":"pending","description":"`+strings.Repeat("y", maxFileSize)+`"}`)
+	ts, err := ForSession(config, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(ts); n == 0 || n > maxTotal/(60<<10)+1 {
+		t.Errorf("%d tasks read from 60 files of 60 KiB; the total bound is %d bytes", n, maxTotal)
+	}
+	for _, tk := range ts {
+		if tk.ID == "huge" {
+			t.Error("a file over the size bound was read")
+		}
+	}
+}
+
 func TestOpenCompletedEmpty(t *testing.T) {
 	if Open(nil) != nil || Completed(nil) != nil {
 		t.Error("nil in, non-nil out")

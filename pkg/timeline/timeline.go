@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/cairn-hooks/cairn/pkg/jsonw"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
@@ -14,11 +16,13 @@ import (
 // File is the timeline, relative to the project root.
 const File = "memory/timeline.jsonl"
 
-// Event names.
+// Event names. Readers must accept names they do not know: the list grows.
 const (
 	SessionStart = "session_start"
 	Compaction   = "compaction"
 	SessionEnd   = "session_end"
+	Handoff      = "handoff"           // SessionEnd left a hand-off checkpoint
+	Pruned       = "checkpoint_pruned" // retention removed an automatic or hand-off checkpoint
 )
 
 // Event is one line of memory/timeline.jsonl: {"ts", "event", then the fields that are set, in
@@ -31,7 +35,8 @@ type Event struct {
 	Source     string // SessionStart's source
 	Trigger    string // PreCompact's trigger
 	Reason     string // SessionEnd's reason
-	Checkpoint string // the automatic checkpoint of a compaction
+	Checkpoint string // the checkpoint a compaction, a hand-off or a pruning is about
+	Note       string // why a checkpoint was pruned, or kept
 }
 
 // appendJSON appends the event's line, as encoding/json would write it, without its reflection.
@@ -45,13 +50,64 @@ func (e Event) appendJSON(dst []byte) []byte {
 	o.StrOmitEmpty("trigger", e.Trigger)
 	o.StrOmitEmpty("reason", e.Reason)
 	o.StrOmitEmpty("checkpoint", e.Checkpoint)
+	o.StrOmitEmpty("note", e.Note)
 	return o.Close()
 }
 
 // Append appends ev as one JSON line to memory/timeline.jsonl, under the file's lock, without an
-// fsync (safefile.Writer.Log): the timeline tells a story; it is not state. The
-// SessionStart and SessionEnd hooks call it; Auto appends the compaction line itself, once per
-// compaction, so PreCompact must not.
+// fsync (safefile.NoSync): the timeline tells a story; it is not state.
 func Append(files safefile.Writer, root string, ev Event) error {
-	return files.Log(filepath.Join(root, File), append(ev.appendJSON(nil), '\n'), 0o644)
+	return files.Append(filepath.Join(root, File), append(ev.appendJSON(nil), '\n'), 0o644, safefile.NoSync)
+}
+
+// Parse reads one line of the timeline (without its newline): a JSON object with a string
+// "event". Fields that are missing or not strings are left empty, a "ts" that does not parse
+// leaves Time zero. ok is false for anything else.
+func Parse(line []byte) (ev Event, ok bool) {
+	if !gjson.ValidBytes(line) {
+		return Event{}, false
+	}
+	doc := gjson.ParseBytes(line)
+	if !doc.IsObject() {
+		return Event{}, false
+	}
+	// One pass over the object (a Get per field would parse it once per field); the first
+	// occurrence of a key wins, as Get's would.
+	var ts string
+	var seen uint8
+	doc.ForEach(func(k, v gjson.Result) bool {
+		var dst *string
+		var bit uint8
+		switch k.Str {
+		case "ts":
+			dst, bit = &ts, 1
+		case "event":
+			dst, bit = &ev.Event, 2
+		case "session":
+			dst, bit = &ev.Session, 4
+		case "branch":
+			dst, bit = &ev.Branch, 8
+		case "source":
+			dst, bit = &ev.Source, 16
+		case "trigger":
+			dst, bit = &ev.Trigger, 32
+		case "reason":
+			dst, bit = &ev.Reason, 64
+		case "checkpoint":
+			dst, bit = &ev.Checkpoint, 128
+		default:
+			return true
+		}
+		if seen&bit == 0 {
+			seen |= bit
+			if v.Type == gjson.String {
+				*dst = v.Str
+			}
+		}
+		return true
+	})
+	if t, err := time.Parse(time.RFC3339, ts); err == nil {
+		ev.Time = t
+	}
+	return ev, ev.Event != ""
 }

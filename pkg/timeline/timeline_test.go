@@ -51,3 +51,29 @@ func TestLineMatchesEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// Parse reads back what Append writes, and refuses what is not an event.
+func TestParseRoundTrip(t *testing.T) {
+	e := Event{Time: time.Date(2026, 4, 18, 21, 30, 0, 0, time.UTC), Event: Compaction, Session: "s<1>", Branch: "feat/&x",
+		Trigger: "auto", Checkpoint: "memory/x \"y\".md"}
+	got, ok := Parse(e.appendJSON(nil))
+	if !ok || got != e {
+		t.Fatalf("got %+v, %v; want %+v", got, ok, e)
+	}
+	for _, bad := range []string{``, `{}`, `[1]`, `{"event":3}`, `{"event":"x"`, `not json`} {
+		if _, ok := Parse([]byte(bad)); ok {
+			t.Errorf("Parse(%q) ok", bad)
+		}
+	}
+	if got, ok := Parse([]byte(`{"ts":"yesterday","event":"session_end","reason":7}`)); !ok || !got.Time.IsZero() || got.Reason != "" {
+		t.Errorf("loose fields: %+v %v", got, ok)
+	}
+}
+
+// The first of a repeated key wins, as gjson's Get would have it.
+func TestParseDuplicateKeys(t *testing.T) {
+	got, ok := Parse([]byte(`{"event":"a","branch":1,"event":"b","branch":"x","ts":"2026-01-02T03:04:05Z"}`))
+	if !ok || got.Event != "a" || got.Branch != "" || got.Time.IsZero() {
+		t.Fatalf("%+v %v", got, ok)
+	}
+}

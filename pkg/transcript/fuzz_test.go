@@ -98,10 +98,10 @@ func checkQuestions(t *testing.T, data []byte, lim limits) {
 	}
 	if found {
 		if _, again, _ := lim.lastBoundaryAt(r, size, off); !again {
-			t.Fatalf("CompactedAfter(%d) = false after LastBoundary found it there", off)
+			t.Fatalf("lastBoundaryAt(%d) = false after LastBoundary found it there", off)
 		}
 		if _, after, _ := lim.lastBoundaryAt(r, size, off+1); after {
-			t.Fatalf("CompactedAfter(%d) = true past the last boundary at %d", off+1, off)
+			t.Fatalf("lastBoundaryAt(%d) = true past the last boundary at %d", off+1, off)
 		}
 	}
 	files, err := lim.editedFilesAt(r, size, "/r")

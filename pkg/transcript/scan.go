@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
 
 // limits bounds what one query reads and holds. The package uses defaultLimits; tests shrink
@@ -28,45 +30,32 @@ type limits struct {
 var defaultLimits = limits{
 	minWindow:   64 << 10,  // a few typical lines: one read answers most hooks
 	lineCap:     1 << 20,   // assistant text is at most ~128k output tokens ≈ 0.5 MB
-	maxBackScan: 256 << 20, // above the largest transcripts reported (186 MB), bounded time
+	maxBackScan: 256 << 20, // above the largest transcripts reported, bounded time
 }
 
 // errShrunk means a read came back short: the file was truncated while we read it.
 var errShrunk = errors.New("transcript shrank while being read")
 
 // ErrNotRegular is returned when the transcript path names something other than a regular file
-// (a directory, a FIFO, a device): such a path is never opened, so a FIFO cannot stall a hook.
-var ErrNotRegular = errors.New("not a regular file")
+// (a directory, a FIFO, a device): such a path is opened without blocking and refused, so a FIFO
+// cannot stall a hook.
+var ErrNotRegular = safefile.ErrNotRegular
 
 // withFile opens path and runs fn on it with the size seen by a fresh stat. A missing file is
 // not an error: fn is not called and withFile returns false. When fn reports errShrunk, the file
 // is reopened and fn runs once more on the new content; a second failure is returned.
 func withFile(path string, fn func(r io.ReaderAt, size int64) error) (bool, error) {
 	for attempt := 0; ; attempt++ {
-		fi, err := os.Stat(path)
+		// The open file's stat is what counts: it is what we read, even if path is replaced.
+		f, fi, err := safefile.OpenLoose(path)
 		if errors.Is(err, os.ErrNotExist) {
 			return false, nil
 		}
-		if err != nil {
+		if errors.Is(err, safefile.ErrNotRegular) {
 			return false, fmt.Errorf("transcript: %w", err)
-		}
-		if !fi.Mode().IsRegular() {
-			return false, fmt.Errorf("transcript: %s: %w", path, ErrNotRegular)
-		}
-		f, err := os.Open(path)
-		if errors.Is(err, os.ErrNotExist) {
-			return false, nil
 		}
 		if err != nil {
 			return false, fmt.Errorf("transcript: %w", err)
-		}
-		// Stat the open file: it is what we read, even if path is replaced meanwhile.
-		if fi, err = f.Stat(); err != nil || !fi.Mode().IsRegular() {
-			f.Close()
-			if err == nil {
-				err = ErrNotRegular
-			}
-			return false, fmt.Errorf("transcript: %s: %w", path, err)
 		}
 		err = fn(f, fi.Size())
 		f.Close()
@@ -193,8 +182,8 @@ func (s *backScanner) next() (line, bool) {
 
 // slide moves the window back so that it ends at s.end and holds more bytes before the
 // partial line it contains. Each slide doubles the window, up to lineCap: a question that the
-// last 64 KiB did not answer is likely to need many more, and bigger reads are faster (a
-// 64 KiB pread moves about 2.8 GB/s here, 256 KiB and up about 7 GB/s).
+// last 64 KiB did not answer is likely to need many more, and bigger reads move bytes faster
+// (docs/TRANSCRIPT.md).
 func (s *backScanner) slide() bool {
 	size := 2 * len(s.buf)
 	if size == 0 {

@@ -8,14 +8,14 @@
 //   - The file is read backwards from its end in windows that start at 64 KiB and double up
 //     to 1 MiB, and reading stops at the answer. LastAssistantText, LastUserPrompts and
 //     LastTodos also give up after reading 256 MiB and answer with what they found by then.
-//   - Questions about what happened since the last compaction (LastBoundary, CompactedAfter,
+//   - Questions about what happened since the last compaction (LastBoundary,
 //     EditedFilesSinceBoundary) read back to the boundary, so they cost what was written since,
-//     at about 1-3 GB/s from the page cache: only the few lines holding a telling token are
+//     at memory speed (docs/BENCHMARKS.md): only the few lines holding a telling token are
 //     parsed. HookRuns reads forwards over the last maxBytes only.
 //   - A line is held whole only up to 1 MiB. A longer line is seen through its first 1 MiB,
 //     closed into valid JSON where it was cut, and its extent is found by
 //     scanning for '\n' in 1 MiB chunks. Text taken from such a line is truncated, and a 60 MB
-//     tool result costs a scan for '\n' over it (about 20 ms), never 60 MB of memory.
+//     tool result costs a scan for '\n' over it, never 60 MB of memory.
 //
 // The format is internal to Claude Code and changes between versions (reference §4), so reading
 // is tolerant: unknown line types and fields are ignored, a line that is not valid JSON is
@@ -36,7 +36,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/cairn-hooks/cairn/pkg/tasks"
+	"github.com/cairn-hooks/cairn/pkg/plain"
 )
 
 // maxText bounds the assistant text LastAssistantText gathers across the lines of one message.
@@ -86,18 +86,6 @@ func LastBoundary(path string) (offset int64, found bool, err error) {
 	return offset, found, err
 }
 
-// CompactedAfter reports whether a compaction boundary line starts at or after offset, for
-// instance the transcript's size when a snapshot was taken. It reads only the bytes after offset.
-func CompactedAfter(path string, offset int64) (bool, error) {
-	var found bool
-	_, err := withFile(path, func(r io.ReaderAt, size int64) error {
-		var err error
-		_, found, err = defaultLimits.lastBoundaryAt(r, size, max(offset, 0))
-		return err
-	})
-	return found, err
-}
-
 // EditedFilesSinceBoundary returns the files that Edit, Write, MultiEdit and NotebookEdit tool
 // uses named (file_path, notebook_path) after the last compaction boundary, or in the whole
 // transcript when there is none: de-duplicated, most recently edited first, at most 4096.
@@ -110,11 +98,14 @@ func EditedFilesSinceBoundary(path, root string) ([]string, error) {
 	return defaultLimits.editedFilesSinceBoundary(path, root)
 }
 
+// Todo is one item of a TodoWrite list: its content is the Subject; ID is the todo's id when it
+// has one, else its 1-based position; Status is pending, in_progress or completed.
+type Todo struct{ ID, Subject, Status string }
+
 // LastTodos returns the todo list of the last TodoWrite tool use, for transcripts of sessions
-// that used TodoWrite instead of Claude Code's task files (see package tasks). Each todo becomes
-// a Task with its content as Subject; ID is the todo's id when it has one, else its 1-based
-// position. found is false when no TodoWrite was seen.
-func LastTodos(path string) ([]tasks.Task, bool, error) {
+// that used TodoWrite instead of Claude Code's task files. found is false when no TodoWrite was
+// seen.
+func LastTodos(path string) ([]Todo, bool, error) {
 	return defaultLimits.lastTodos(path)
 }
 
@@ -260,15 +251,21 @@ func (lim limits) editedFilesSinceBoundary(path, root string) ([]string, error) 
 // boundary are exactly the ones to look at, and meeting them last-first gives the most recent
 // edit of each file first.
 func (lim limits) editedFilesAt(r io.ReaderAt, size int64, root string) ([]string, error) {
+	out, _, err := lim.editedSinceAt(r, size, root, 0, 0)
+	return out, err
+}
+
+// editedSinceAt is editedFilesAt stopping also at offset from, and after budget bytes (0: no
+// bound); tasks reports a task tool used in the lines it read (TodoWrite, TaskCreate, TaskUpdate).
+func (lim limits) editedSinceAt(r io.ReaderAt, size int64, root string, from, budget int64) (out []string, tasks bool, err error) {
 	var (
-		out  []string
 		seen = map[string]bool{}
 		p    parser
-		s    = newBackScanner(r, size, lim, 0)
+		s    = newBackScanner(r, size, lim, budget)
 	)
 	for len(seen) < maxEditedFiles {
 		l, ok := s.next()
-		if !ok {
+		if !ok || l.off < from {
 			break
 		}
 		if mayBeBoundary(l.data) {
@@ -276,7 +273,8 @@ func (lim limits) editedFilesAt(r io.ReaderAt, size int64, root string) ([]strin
 				break
 			}
 		}
-		if !mayEdit(l.data) {
+		edit, task := mayEdit(l.data), !tasks && mayTask(l.data)
+		if !edit && !task {
 			continue
 		}
 		e, ok := p.entry(l)
@@ -288,10 +286,14 @@ func (lim limits) editedFilesAt(r io.ReaderAt, size int64, root string) ([]strin
 			if b.Get("type").Str != "tool_use" {
 				return true
 			}
-			if key, ok := editTools[b.Get("name").Str]; ok {
+			name := b.Get("name").Str
+			if key, ok := editTools[name]; ok {
 				if fp := b.Get("input." + key).String(); fp != "" {
 					paths = append(paths, fp)
 				}
+			}
+			if taskTools[name] && !e.sidechain {
+				tasks = true
 			}
 			return true
 		})
@@ -303,7 +305,16 @@ func (lim limits) editedFilesAt(r io.ReaderAt, size int64, root string) ([]strin
 			}
 		}
 	}
-	return out, s.err
+	return out, tasks, s.err
+}
+
+// taskTools are the tools that change a session's task list: the todo list of older clients,
+// the task files of newer ones.
+var taskTools = map[string]bool{"TodoWrite": true, "TaskCreate": true, "TaskUpdate": true}
+
+func mayTask(b []byte) bool {
+	return (bytes.Contains(b, []byte(`TodoWrite"`)) || bytes.Contains(b, []byte(`TaskCreate"`)) || bytes.Contains(b, []byte(`TaskUpdate"`))) &&
+		bytes.Contains(b, []byte(`"tool_use"`))
 }
 
 // Filters that reject almost every line before it is parsed, so that scans that must cover
@@ -350,9 +361,9 @@ func relTo(root, fp string) string {
 	return filepath.ToSlash(c)
 }
 
-func (lim limits) lastTodos(path string) ([]tasks.Task, bool, error) {
+func (lim limits) lastTodos(path string) ([]Todo, bool, error) {
 	var (
-		out   []tasks.Task
+		out   []Todo
 		found bool
 	)
 	_, err := withFile(path, func(r io.ReaderAt, size int64) error {
@@ -363,9 +374,9 @@ func (lim limits) lastTodos(path string) ([]tasks.Task, bool, error) {
 	return out, found, err
 }
 
-func (lim limits) lastTodosAt(r io.ReaderAt, size int64) ([]tasks.Task, bool, error) {
+func (lim limits) lastTodosAt(r io.ReaderAt, size int64) ([]Todo, bool, error) {
 	var (
-		out   []tasks.Task
+		out   []Todo
 		found bool
 		p     parser
 		s     = newBackScanner(r, size, lim, lim.maxBackScan)
@@ -392,18 +403,17 @@ func (lim limits) lastTodosAt(r io.ReaderAt, size int64) ([]tasks.Task, bool, er
 	return out, found, s.err
 }
 
-func todos(list gjson.Result) []tasks.Task {
-	var out []tasks.Task
+func todos(list gjson.Result) []Todo {
+	var out []Todo
 	list.ForEach(func(_, t gjson.Result) bool {
 		id := t.Get("id").String()
 		if id == "" {
 			id = itoa(len(out) + 1)
 		}
-		out = append(out, tasks.Task{
-			ID:         clean(id),
-			Subject:    clean(t.Get("content").String()),
-			ActiveForm: clean(t.Get("activeForm").String()),
-			Status:     clean(t.Get("status").String()),
+		out = append(out, Todo{
+			ID:      clean(id),
+			Subject: clean(t.Get("content").String()),
+			Status:  clean(t.Get("status").String()),
 		})
 		return true
 	})
@@ -422,10 +432,10 @@ func itoa(n int) string {
 	}
 }
 
-// clean returns an independent copy of s with invalid UTF-8 replaced: strings taken from a
-// line alias the scanner's buffer and must not outlive it.
+// clean returns s as text (plain.Text), as an independent copy: strings taken from a line alias
+// the scanner's buffer and must not outlive it.
 func clean(s string) string {
-	return strings.Clone(strings.ToValidUTF8(s, "\uFFFD"))
+	return strings.Clone(plain.Text(s))
 }
 
 // parser turns scanned lines into entries, reusing its buffer for repaired long lines.
@@ -628,6 +638,16 @@ func CompactionsAfter(path string, offset int64) (int, error) {
 // written (not valid JSON) is passed over.
 func EndsWithCompaction(path string) (bool, error) {
 	var ends bool
+	err := scanBack(path, func(e entry) bool {
+		ends = !e.sidechain && e.isBoundary()
+		return true
+	})
+	return ends, err
+}
+
+// scanBack calls visit with the transcript's entries from its end until visit returns true.
+// A line that is not JSON (one still being written) is passed over.
+func scanBack(path string, visit func(e entry) (stop bool)) error {
 	_, err := withFile(path, func(r io.ReaderAt, size int64) error {
 		s := newBackScanner(r, size, defaultLimits, 0)
 		var p parser
@@ -636,13 +656,99 @@ func EndsWithCompaction(path string) (bool, error) {
 			if !ok {
 				return s.err
 			}
-			e, ok := p.entry(l)
-			if !ok {
-				continue // not JSON: a line still being written
+			if e, ok := p.entry(l); ok && visit(e) {
+				return nil
 			}
-			ends = !e.sidechain && e.isBoundary()
-			return nil
 		}
 	})
-	return ends, err
+	return err
+}
+
+// AnsweredSinceCompaction reports whether Claude answered — an assistant message of the main
+// conversation, not a synthetic one — after the transcript's last compaction boundary, or at all
+// when there is none. It reads from the end and stops at the first answer or boundary, so it
+// reads little either way: a session that went on after its compaction answers near its end,
+// and one that did not ends near the boundary.
+func AnsweredSinceCompaction(path string) (bool, error) {
+	var answered bool
+	err := scanBack(path, func(e entry) bool {
+		if e.sidechain {
+			return false
+		}
+		answered = e.kind() == "assistant" && !e.synthetic()
+		return answered || e.isBoundary()
+	})
+	return answered, err
+}
+
+// Compaction is what a compaction's records take from the transcript.
+type Compaction struct {
+	Size     int64    // the transcript's length when it was opened
+	Edited   []string // EditedFilesSinceBoundary
+	Prompts  []string // LastUserPrompts
+	Todos    []Todo   // LastTodos, for sessions without task files
+	HasTodos bool
+}
+
+// ForCompaction opens the transcript once and reads, from its end, what a compaction records:
+// the files edited since the last boundary (paths inside root made relative to it), the last
+// n prompts and, when todos is true, the last TodoWrite list. A missing file gives a zero
+// Compaction with Size -1 and no error.
+func ForCompaction(path, root string, n int, todos bool) (Compaction, error) {
+	c := Compaction{Size: -1}
+	_, err := withFile(path, func(r io.ReaderAt, size int64) error {
+		c = Compaction{Size: size}
+		var err error
+		if c.Edited, err = defaultLimits.editedFilesAt(r, size, root); err != nil {
+			return err
+		}
+		if c.Prompts, err = defaultLimits.lastUserPromptsAt(r, size, n); err != nil {
+			return err
+		}
+		if todos {
+			c.Todos, c.HasTodos, err = defaultLimits.lastTodosAt(r, size)
+		}
+		return err
+	})
+	return c, err
+}
+
+// Handoff is what SessionEnd asks first of the transcript: whether the session did work since
+// its last checkpoint.
+type Handoff struct {
+	Size     int64    // the transcript's length when it was opened; -1 when there is none
+	Edited   []string // files edited after offset from and after the last boundary, latest first
+	Tasks    bool     // a task tool was used after from and after the last boundary
+	Prompts  []string // LastWords', when the hand-off is written
+	LastText string
+}
+
+// ForHandoff opens the transcript once and reads, from its end back to offset from (and no
+// further than the last boundary, and 256 MiB), the files edited and whether a task tool was
+// used: what came after the session's last checkpoint. A missing file gives Size -1 and no error.
+func ForHandoff(path, root string, from int64) (Handoff, error) {
+	h := Handoff{Size: -1}
+	_, err := withFile(path, func(r io.ReaderAt, size int64) error {
+		h = Handoff{Size: size}
+		var err error
+		lim := defaultLimits
+		h.Edited, h.Tasks, err = lim.editedSinceAt(r, size, root, max(from, 0), lim.maxBackScan)
+		return err
+	})
+	return h, err
+}
+
+// LastWords opens the transcript once and reads, from its end, the last n prompts (most recent
+// first) and Claude's last message: what a hand-off quotes.
+func LastWords(path string, n int) (prompts []string, last string, err error) {
+	_, err = withFile(path, func(r io.ReaderAt, size int64) error {
+		lim := defaultLimits
+		var err error
+		if prompts, err = lim.lastUserPromptsAt(r, size, n); err != nil {
+			return err
+		}
+		last, err = lim.lastAssistantTextAt(r, size)
+		return err
+	})
+	return prompts, last, err
 }

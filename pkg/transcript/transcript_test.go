@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/cairn-hooks/cairn/pkg/tasks"
 )
 
 // both runs a case with the package's limits and with small ones.
@@ -90,8 +88,8 @@ func TestMissingAndDirectory(t *testing.T) {
 	if _, found, err := LastBoundary(missing); found || err != nil {
 		t.Errorf("LastBoundary(missing) = %v, %v", found, err)
 	}
-	if ok, err := CompactedAfter(missing, 0); ok || err != nil {
-		t.Errorf("CompactedAfter(missing) = %v, %v", ok, err)
+	if n, err := CompactionsAfter(missing, 0); n != 0 || err != nil {
+		t.Errorf("CompactionsAfter(missing) = %v, %v", n, err)
 	}
 	if f, err := EditedFilesSinceBoundary(missing, dir); f != nil || err != nil {
 		t.Errorf("EditedFilesSinceBoundary(missing) = %q, %v", f, err)
@@ -106,7 +104,7 @@ func TestMissingAndDirectory(t *testing.T) {
 	_, err1 := LastAssistantText(dir)
 	_, err2 := LastUserPrompts(dir, 1)
 	_, _, err3 := LastBoundary(dir)
-	_, err4 := CompactedAfter(dir, 0)
+	_, err4 := CompactionsAfter(dir, 0)
 	_, err5 := EditedFilesSinceBoundary(dir, dir)
 	_, _, err6 := LastTodos(dir)
 	_, err7 := HookRuns(dir, 100)
@@ -138,7 +136,7 @@ func TestLastUserPrompts(t *testing.T) {
 		hookSuccess,
 		prompt("fourth\r\nwith CRLF inside"),
 	}
-	all := []string{"fourth\r\nwith CRLF inside", "third <command-name> in the middle is fine", "second, as blocks", "first"}
+	all := []string{"fourth\nwith CRLF inside", "third <command-name> in the middle is fine", "second, as blocks", "first"}
 	path := writeLines(t, lines...)
 	for n := 0; n <= 6; n++ {
 		both(t, func(t *testing.T, lim limits) {
@@ -154,7 +152,7 @@ func TestLastUserPrompts(t *testing.T) {
 	}
 }
 
-func TestLastBoundaryAndCompactedAfter(t *testing.T) {
+func TestLastBoundaryAndCompactionsAfter(t *testing.T) {
 	pre := []string{prompt("one"), asst("m1", "", textBlock("a"))}
 	post := []string{prompt("two"), asst("m2", "", textBlock("b"))}
 	offsetOf := func(lines []string, i int) int64 {
@@ -193,9 +191,10 @@ func TestLastBoundaryAndCompactedAfter(t *testing.T) {
 				from int64
 				want bool
 			}{{0, true}, {b, true}, {b + 1, false}, {1 << 40, false}, {-5, true}} {
-				got, err := CompactedAfter(path, o.from)
+				n, err := CompactionsAfter(path, o.from)
+				got := n > 0
 				if err != nil || got != o.want {
-					t.Errorf("CompactedAfter(%d) = %v, %v; want %v", o.from, got, err, o.want)
+					t.Errorf("CompactionsAfter(%d) > 0 = %v, %v; want %v", o.from, got, err, o.want)
 				}
 			}
 		})
@@ -250,9 +249,9 @@ func TestLastTodos(t *testing.T) {
 	todo := func(list string) string { return asst("m", "", toolUseBlock("TodoWrite", `{"todos":`+list+`}`)) }
 	first := todo(`[{"content":"old","status":"completed","activeForm":"Olding"}]`)
 	last := todo(`[{"content":"Fix the bug","status":"in_progress","activeForm":"Fixing the bug"},{"content":"Write tests","status":"pending","activeForm":"Writing tests","id":"t-7"}]`)
-	want := []tasks.Task{
-		{ID: "1", Subject: "Fix the bug", ActiveForm: "Fixing the bug", Status: "in_progress"},
-		{ID: "t-7", Subject: "Write tests", ActiveForm: "Writing tests", Status: "pending"},
+	want := []Todo{
+		{ID: "1", Subject: "Fix the bug", Status: "in_progress"},
+		{ID: "t-7", Subject: "Write tests", Status: "pending"},
 	}
 	both(t, func(t *testing.T, lim limits) {
 		path := writeLines(t, first, prompt("TodoWrite mentioned"), last, asst("m", `"isSidechain":true,`, toolUseBlock("TodoWrite", `{"todos":[]}`)), prompt("x"))
@@ -432,6 +431,31 @@ func TestEndsWithCompaction(t *testing.T) {
 		p := filepath.Join(dir, "t.jsonl")
 		os.WriteFile(p, []byte(content), 0o644)
 		if got, err := EndsWithCompaction(p); err != nil || got != want {
+			t.Errorf("%q: %v %v, want %v", content, got, err, want)
+		}
+	}
+}
+
+func TestAnsweredSinceCompaction(t *testing.T) {
+	dir := t.TempDir()
+	prompt := `{"type":"user","message":{"role":"user","content":"hi"}}` + "\n"
+	answer := `{"type":"assistant","message":{"role":"assistant","model":"m","content":[{"type":"text","text":"ok"}]}}` + "\n"
+	synthetic := `{"type":"assistant","message":{"role":"assistant","model":"<synthetic>","content":[{"type":"text","text":"No response requested."}]}}` + "\n"
+	side := `{"type":"assistant","isSidechain":true,"message":{"role":"assistant","model":"m","content":[]}}` + "\n"
+	boundary := `{"type":"system","subtype":"compact_boundary","compactMetadata":{"trigger":"manual"}}` + "\n" +
+		`{"type":"user","isCompactSummary":true,"message":{"role":"user","content":"summary"}}` + "\n"
+	for content, want := range map[string]bool{
+		"":                                  false,
+		prompt + answer:                     true, // never compacted: answered at all
+		prompt + answer + boundary:          false,
+		prompt + answer + boundary + prompt: false,
+		prompt + boundary + synthetic:       false,
+		prompt + boundary + side:            false,
+		prompt + boundary + prompt + answer: true,
+	} {
+		p := filepath.Join(dir, "t.jsonl")
+		os.WriteFile(p, []byte(content), 0o644)
+		if got, err := AnsweredSinceCompaction(p); err != nil || got != want {
 			t.Errorf("%q: %v %v, want %v", content, got, err, want)
 		}
 	}

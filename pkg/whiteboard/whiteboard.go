@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairn-hooks/cairn/pkg/mdblock"
+	"github.com/cairn-hooks/cairn/pkg/runstate"
 )
 
 // MaxLines caps MEMORY.md (seed 001: "a whiteboard longer than that is a second context to
@@ -32,10 +33,9 @@ type Snapshot struct {
 	Event string
 	At    time.Time // when the compaction began (taken from the block when Event matches)
 
-	RunID, Issue, Phase, Branch, Worktree, PR string
-	Gates                                     [4]string // spec, quality, architecture, security
-	PlanOpen, UpdatedAt                       string
-	StateNote                                 string // e.g. "state.json is unreadable"; shown instead of silence
+	RunID     string         // the run's id: state.json's run_id, else its directory's name
+	State     runstate.State // the run's state.json
+	StateNote string         // e.g. "state.json is unreadable"; shown instead of silence
 
 	Trigger      string
 	Instructions *string
@@ -43,9 +43,6 @@ type Snapshot struct {
 	Tasks []string // open tasks, in progress first, already labelled
 	Files []string // files edited since the last compaction, most recent first
 }
-
-// GateNames label Snapshot.Gates.
-var GateNames = [4]string{"spec", "quality", "architecture", "security"}
 
 // Template is a new MEMORY.md: a title, the block, and the five empty sections.
 func Template(runID string, block []string) []byte {
@@ -141,10 +138,10 @@ func fit(s Snapshot, budget int) (block []string, dropped int, proseOver bool) {
 		return b, n, false
 	}
 	n := len(full) - 3
-	one := fmt.Sprintf("- Run: %s · phase: %s — snapshot cut by %d lines to keep MEMORY.md within %d lines", val(s.RunID), val(s.Phase), n, MaxLines)
+	one := fmt.Sprintf("- Run: %s · phase: %s — snapshot cut by %d lines to keep MEMORY.md within %d lines", val(s.RunID), val(s.State.Get("phase")), n, MaxLines)
 	over := budget < 3
 	if over {
-		one = fmt.Sprintf("- Run: %s · phase: %s — snapshot cut to its minimum: the prose below is over %d lines; trim it", val(s.RunID), val(s.Phase), MaxLines-3)
+		one = fmt.Sprintf("- Run: %s · phase: %s — snapshot cut to its minimum: the prose below is over %d lines; trim it", val(s.RunID), val(s.State.Get("phase")), MaxLines-3)
 	}
 	return []string{beginLine(s), one, endMarker}, n, over
 }
@@ -179,14 +176,15 @@ func render(s Snapshot, nt, nf int, optional bool) []string {
 	if optional {
 		l = append(l, "_Snapshot refreshed by cairn's PreCompact hook; edits inside this block are replaced. The sections below are yours._")
 	}
-	l = append(l, fmt.Sprintf("- Run: %s · issue: %s · phase: %s", val(s.RunID), val(s.Issue), val(s.Phase)))
-	l = append(l, fmt.Sprintf("- Branch: %s · PR: %s", val(s.Branch), val(s.PR)))
+	st := &s.State
+	l = append(l, fmt.Sprintf("- Run: %s · issue: %s · phase: %s", val(s.RunID), val(st.Get("issue")), val(st.Get("phase"))))
+	l = append(l, fmt.Sprintf("- Branch: %s · PR: %s", val(st.Get("branch")), val(st.Get("pr"))))
 	var g []string
-	for i, n := range GateNames {
-		g = append(g, n+": "+val(s.Gates[i]))
+	for _, n := range runstate.Gates {
+		g = append(g, n+": "+val(st.Gate(n)))
 	}
 	l = append(l, "- Gates: "+strings.Join(g, " · "))
-	l = append(l, fmt.Sprintf("- Open plan items: %s · state updated: %s", val(s.PlanOpen), val(s.UpdatedAt)))
+	l = append(l, fmt.Sprintf("- Open plan items: %s · state updated: %s", val(st.Get("plan_open")), val(st.Get("updated_at"))))
 	if s.StateNote != "" {
 		l = append(l, "- Note: "+clean(s.StateNote))
 	}
@@ -195,8 +193,8 @@ func render(s Snapshot, nt, nf int, optional bool) []string {
 		c += fmt.Sprintf(", instructions: %q", clean(*s.Instructions))
 	}
 	l = append(l, c)
-	if optional && s.Worktree != "" {
-		l = append(l, "- Worktree: "+clean(s.Worktree))
+	if wt := st.Get("worktree"); optional && wt != "" {
+		l = append(l, "- Worktree: "+clean(wt))
 	}
 	l = appendList(l, "Open tasks", s.Tasks, nt, optional)
 	l = appendList(l, "Files edited since the last compaction", s.Files, nf, optional)

@@ -6,12 +6,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairn-hooks/cairn/pkg/runstate"
 )
 
 var t0 = time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 
 func snap(event string, at time.Time) Snapshot {
-	return Snapshot{Event: event, At: at, RunID: "r1", Phase: "build", Trigger: "auto",
+	var st runstate.State
+	st.Set("phase", "build")
+	return Snapshot{Event: event, At: at, RunID: "r1", State: st, Trigger: "auto",
 		Tasks: []string{"[in progress] write the parser", "[pending] wire it"},
 		Files: []string{"pkg/a.go", "pkg/b.go"}}
 }
@@ -97,7 +101,7 @@ func TestRefreshCap(t *testing.T) {
 // Values from state.json cannot break out of the block or forge headings.
 func TestCleanValues(t *testing.T) {
 	s := snap("e", t0)
-	s.Phase = "x\n## Current state\n<!-- cairn:snapshot end -->"
+	s.State.Set("phase", "x\n## Current state\n<!-- cairn:snapshot end -->")
 	got := string(Refresh(nil, false, s).Data)
 	if strings.Count(got, "\n## Current state") != 1 || strings.Count(got, "\n"+endMarker) != 1 {
 		t.Fatalf("forged structure:\n%s", got)

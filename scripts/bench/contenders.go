@@ -97,6 +97,9 @@ func (f *fixture) contenders(s *sizeFiles, st *states) []*contender {
 		request  = "Add a --verbose flag to the CLI and document it in the README."
 	)
 	hookBudget2 := budget{ratio: 2, rss: true}
+	// What PostCompact receives: the model's reply, an analysis then a summary of ~6 KB.
+	compactSummary := "<analysis>\nThe user asked for the lexer and the parser; " + strings.Repeat("analysis ", 100) + "\n</analysis>\n\n<summary>\n" +
+		strings.Repeat("1. Primary request: refactor the lexer's state into a struct, keep the tests green, wire src/parser/parser.go to it.\n", 50) + "</summary>"
 	upsBudget := budget{ratio: 1.3, rss: true}
 	cliEnv := []string{"CLAUDE_CODE_SESSION_ID=" + sid}
 
@@ -157,6 +160,22 @@ func (f *fixture) contenders(s *sizeFiles, st *states) []*contender {
 		}
 	}
 
+	// handedOff checks whether the bench session has a hand-off checkpoint.
+	handedOff := func(want bool) error {
+		dir := filepath.Join(f.proj, "memory", "projects", filepath.Base(f.proj), "checkpoints")
+		ents, _ := os.ReadDir(dir)
+		got := false
+		for _, e := range ents {
+			if data, _ := os.ReadFile(filepath.Join(dir, e.Name())); strings.Contains(string(data), "Hand-off written by cairn when session "+sid+" ended") {
+				got = true
+			}
+		}
+		if got != want {
+			return fmt.Errorf("hand-off of %s: %v, want %v", sid, got, want)
+		}
+		return nil
+	}
+
 	cs := []*contender{
 		{key: "floor", name: "floor: bare Go, decodes stdin", kind: kindFloor, argv: []string{bin("floor")}, stdin: ups(request), state: st.standard, check: quiet},
 
@@ -166,7 +185,18 @@ func (f *fixture) contenders(s *sizeFiles, st *states) []*contender {
 			check: writes(false, empty)},
 		{key: "sessionstart-startup", name: "sessionstart startup (new session)", kind: kindCairn, argv: []string{bin("sessionstart")},
 			stdin: payload("SessionStart", newSession, f.proj, filepath.Join(f.transcripts, newSession+".jsonl"), "source", "startup", "model", "claude-opus-4-8"),
-			state: st.standard, budget: hookBudget2, check: contains(".agents/lessons-learned.md")},
+			state: st.standard, budget: hookBudget2, check: func(out, errOut string, code, changed int) error {
+				if err := contains(".agents/lessons-learned.md")(out, errOut, code, changed); err != nil {
+					return err
+				}
+				return contains("left a hand-off checkpoint")(out, errOut, code, changed)
+			}},
+		{key: "sessionstart-handback", name: "sessionstart compact without a run (hand-back)", kind: kindCairn, argv: []string{bin("sessionstart")},
+			stdin: payload("SessionStart", sid, f.proj, s.C, "source", "compact", "model", "claude-opus-4-8"),
+			state: st.noRun, budget: hookBudget2, check: contains("cairn hand-back after this compaction")},
+		{key: "postcompact", name: "postcompact (keeps Claude Code's summary)", kind: kindCairn, argv: []string{bin("postcompact")},
+			stdin: payload("PostCompact", sid, f.proj, s.C, "trigger", "auto", "compact_summary", compactSummary),
+			state: st.standard, budget: hookBudget2, check: writes(true, empty)},
 		{key: "sessionstart-compact", name: "sessionstart compact (after PreCompact)", kind: kindCairn, argv: []string{bin("sessionstart")},
 			stdin: payload("SessionStart", sid, f.proj, s.C, "source", "compact", "model", "claude-opus-4-8"),
 			state: st.standard, budget: hookBudget2, check: func(out, errOut string, code, changed int) error {
@@ -189,9 +219,17 @@ func (f *fixture) contenders(s *sizeFiles, st *states) []*contender {
 				}
 				return nil
 			}},
-		{key: "sessionend", name: "sessionend", kind: kindCairn, argv: []string{bin("sessionend")},
-			stdin: payload("SessionEnd", sid, f.proj, s.T, "reason", "prompt_input_exit"), state: st.standard, budget: hookBudget2, check: writes(true, empty)},
-		{key: "sessionend-worst", name: "sessionend, worst state (110 items expire)", kind: kindCairn, argv: []string{bin("sessionend")},
+		{key: "sessionend", name: "sessionend (leaves a hand-off)", kind: kindCairn, argv: []string{bin("sessionend")},
+			stdin: payload("SessionEnd", sid, f.proj, s.T, "reason", "prompt_input_exit"), state: st.standard, budget: budget{ratio: 2.5, rss: true},
+			check: func(out, errOut string, code, changed int) error {
+				if err := writes(true, empty)(out, errOut, code, changed); err != nil {
+					return err
+				}
+				return handedOff(true)
+			}},
+		{key: "sessionend-nowork", name: "sessionend (nothing new since its hand-off)", kind: kindCairn, argv: []string{bin("sessionend")},
+			stdin: payload("SessionEnd", sid, f.proj, s.T, "reason", "prompt_input_exit"), state: st.handedOff, budget: hookBudget2, check: writes(true, empty)},
+		{key: "sessionend-worst", name: "sessionend, worst state (110 items expire, and a hand-off)", kind: kindCairn, argv: []string{bin("sessionend")},
 			stdin: payload("SessionEnd", sid, f.proj, s.T, "reason", "prompt_input_exit"), state: st.expired, budget: budget{abs: 500, rss: true},
 			check: func(out, errOut string, code, changed int) error {
 				if err := empty(out, errOut, code, changed); err != nil {
@@ -200,7 +238,7 @@ func (f *fixture) contenders(s *sizeFiles, st *states) []*contender {
 				if n, _ := os.ReadDir(f.memDir); len(n) != 0 {
 					return fmt.Errorf("%d legacy files left", len(n))
 				}
-				return nil
+				return handedOff(true)
 			}},
 		{key: "ups-answer", name: "userpromptsubmit: a plain answer", kind: kindCairn, argv: []string{bin("userpromptsubmit")},
 			stdin: ups(answer), state: st.standard, fresh: true, budget: upsBudget, check: writes(false, empty)},

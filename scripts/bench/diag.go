@@ -11,6 +11,7 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 	"github.com/cairn-hooks/cairn/pkg/transcript"
 	"github.com/cairn-hooks/cairn/pkg/whiteboard"
+	"github.com/cairn-hooks/cairn/scripts/internal/stats"
 )
 
 // Diagnostics: the library calls the hooks make, timed in this process (best of a few runs, no
@@ -120,7 +121,8 @@ func (f *fixture) libraryDiag(st *states) ([]diagRow, error) {
 		return nil, err
 	}
 	for _, n := range []int{10, 100, 500, 1000, 2000, 4096} {
-		snap := whiteboard.Snapshot{Event: "bench/auto/1", At: time.Now(), RunID: "bench-run", Phase: "implement", Trigger: "auto"}
+		snap := whiteboard.Snapshot{Event: "bench/auto/1", At: time.Now(), RunID: "bench-run", Trigger: "auto"}
+		snap.State.Set("phase", "implement")
 		for i := 0; i < n; i++ {
 			snap.Files = append(snap.Files, fmt.Sprintf("src/pkg%03d/file%04d.go", i%97, i))
 		}
@@ -146,7 +148,7 @@ func diagTable(rows []diagRow) string {
 			size = fmt.Sprintf("%.1f MiB", float64(r.bytes)/(1<<20))
 			rate = fmt.Sprintf("%.2f GB/s", float64(r.bytes)/r.best.Seconds()/1e9)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", r.what, msText(ms(r.best)), size, rate, strings.TrimSpace(r.result))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", r.what, msText(stats.Ms(r.best)), size, rate, strings.TrimSpace(r.result))
 	}
 	return b.String()
 }

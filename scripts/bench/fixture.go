@@ -292,6 +292,16 @@ func (f *fixture) build() error {
 	if err := ef.Close(); err != nil {
 		return err
 	}
+	// Another session on the branch ended earlier and left a hand-off: SessionStart at startup
+	// points to it. (Before the bench session registers: it has seen that session end.)
+	other := filepath.Join(f.transcripts, "other-handoff.jsonl")
+	if err := os.WriteFile(other, []byte(`{"type":"user","message":{"role":"user","content":"Refactor the lexer's state into a struct"}}`+"\n"+
+		`{"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Edit","input":{"file_path":"src/lexer.go","old_string":"a","new_string":"b"}}]}}`+"\n"), 0o644); err != nil {
+		return err
+	}
+	if _, err := f.hook("sessionend", payload("SessionEnd", otherPrefix+"1", f.proj, other, "reason", "prompt_input_exit")); err != nil {
+		return err
+	}
 	if _, err := f.hook("sessionstart", payload("SessionStart", benchSession, f.proj, none, "source", "startup", "model", "claude-opus-4-8")); err != nil {
 		return err
 	}
@@ -444,6 +454,12 @@ type states struct {
 	// room: standard without the legacy files and with 9 parked items, so that automatic
 	// parking writes a bullet instead of being refused by the pollution guard.
 	room *snapshot
+	// noRun: standard without an active run: SessionStart(compact) hands back the compaction's
+	// checkpoint instead of the whiteboard.
+	noRun *snapshot
+	// handedOff: standard after the bench session's SessionEnd left its hand-off: a second
+	// SessionEnd finds nothing new to hand off.
+	handedOff *snapshot
 }
 
 // statesFor builds the states for one size, from the base snapshot.
@@ -538,6 +554,28 @@ func (f *fixture) statesFor(s *sizeFiles) (*states, error) {
 		return nil, err
 	}
 	if st.room, err = takeSnapshot(roots...); err != nil {
+		return nil, err
+	}
+
+	// noRun: no active run.
+	if _, err := st.standard.restore(nil); err != nil {
+		return nil, err
+	}
+	if err := os.Remove(filepath.Join(f.proj, ".agents/runs/active")); err != nil {
+		return nil, err
+	}
+	if st.noRun, err = takeSnapshot(roots...); err != nil {
+		return nil, err
+	}
+
+	// handedOff: the bench session ended once already.
+	if _, err := st.standard.restore(nil); err != nil {
+		return nil, err
+	}
+	if _, err := f.hook("sessionend", payload("SessionEnd", benchSession, f.proj, s.T, "reason", "prompt_input_exit")); err != nil {
+		return nil, err
+	}
+	if st.handedOff, err = takeSnapshot(roots...); err != nil {
 		return nil, err
 	}
 	return st, nil

@@ -7,10 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cairn-hooks/cairn/scripts/internal/stats"
 )
 
 // result is one run of a contender.
@@ -74,7 +75,7 @@ func (f *fixture) warm(cs []*contender, verbose bool) error {
 			}
 		}
 		if verbose {
-			f.log("  ok  %-55s %6.2f ms  %d files changed  stdout %d B", c.name, ms(r.elapsed), changed, len(r.out))
+			f.log("  ok  %-55s %6.2f ms  %d files changed  stdout %d B", c.name, stats.Ms(r.elapsed), changed, len(r.out))
 		}
 	}
 	return nil
@@ -99,7 +100,7 @@ func (f *fixture) measure(cs []*contender, n int, progress func(i int)) error {
 				return fmt.Errorf("%s: exit %d: %s", c.name, r.code, r.errOut)
 			}
 			c.noteStderr(r.errOut)
-			c.times = append(c.times, ms(r.elapsed))
+			c.times = append(c.times, stats.Ms(r.elapsed))
 		}
 		if progress != nil {
 			progress(i)
@@ -197,17 +198,7 @@ func byState(cs []*contender) []*contender {
 	return out
 }
 
-func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
-
 // pct is the p-th quantile (nearest rank on the sorted sample).
-func pct(xs []float64, p float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	return s[int(p*float64(len(s)-1)+0.5)]
-}
 
 func maxOf(xs []int64) int64 {
 	var m int64

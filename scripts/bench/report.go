@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"strings"
+
+	"github.com/cairn-hooks/cairn/scripts/internal/stats"
 )
 
 const rssBudgetKiB = 16 << 10
@@ -58,21 +60,21 @@ func report(m *meta, results []*sizeResult, libDiag []diagRow) string {
 				p(" — |")
 				continue
 			}
-			med, fmed := pct(c.times, .5), pct(fl.times, .5)
+			med, fmed := stats.Pct(c.times, .5), stats.Pct(fl.times, .5)
 			ratio := med / fmed
 			peak = max(peak, maxOf(c.rss))
 			switch {
 			case bud.ratio > 0:
-				p(" %.2f× (%.2f×) |", ratio, pct(c.times, .9)/pct(fl.times, .9))
+				p(" %.2f× (%.2f×) |", ratio, stats.Pct(c.times, .9)/stats.Pct(fl.times, .9))
 				if ratio > bud.ratio {
 					ok = false
 					why = append(why, fmt.Sprintf("%s: %.2f× > %.1f× (+%.0f%%)", r.spec.label, ratio, bud.ratio, (ratio/bud.ratio-1)*100))
 				}
 			case bud.abs > 0:
-				p(" %.1f ms (p90 %.1f) |", med, pct(c.times, .9))
-				if pct(c.times, .9) >= bud.abs {
+				p(" %.1f ms (p90 %.1f) |", med, stats.Pct(c.times, .9))
+				if stats.Pct(c.times, .9) >= bud.abs {
 					ok = false
-					why = append(why, fmt.Sprintf("%s: p90 %.0f ms", r.spec.label, pct(c.times, .9)))
+					why = append(why, fmt.Sprintf("%s: p90 %.0f ms", r.spec.label, stats.Pct(c.times, .9)))
 				}
 			default:
 				p(" %.2f× |", ratio)
@@ -121,7 +123,7 @@ func report(m *meta, results []*sizeResult, libDiag []diagRow) string {
 						p(" — |")
 						continue
 					}
-					p(" %.1f× |", pct(c.times, .5)/pct(pc.times, .5))
+					p(" %.1f× |", stats.Pct(c.times, .5)/stats.Pct(pc.times, .5))
 				}
 				p("\n")
 			}
@@ -161,10 +163,10 @@ func report(m *meta, results []*sizeResult, libDiag []diagRow) string {
 		p("## %s transcript (%.1f MiB)\n\n", r.spec.label, float64(r.bytes)/(1<<20))
 		p("| contender | median | p10–p90 | × floor | peak RSS |\n|---|---|---|---|---|\n")
 		fl := find(r, "floor")
-		fmed := pct(fl.times, .5)
+		fmed := stats.Pct(fl.times, .5)
 		for _, c := range r.contenders {
-			med := pct(c.times, .5)
-			p("| %s | %s | %s–%s | %.2f× | %s |\n", c.name, msText(med), msText(pct(c.times, .1)), msText(pct(c.times, .9)), med/fmed, kib(maxOf(c.rss)))
+			med := stats.Pct(c.times, .5)
+			p("| %s | %s | %s–%s | %.2f× | %s |\n", c.name, msText(med), msText(stats.Pct(c.times, .1)), msText(stats.Pct(c.times, .9)), med/fmed, kib(maxOf(c.rss)))
 		}
 		p("\n")
 	}

@@ -8,7 +8,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
+
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -53,21 +53,14 @@ func Parse(data []byte) Checkpoint {
 // Load reads the checkpoint at path (at most its first MiB). Symlinks and other non-regular
 // files are refused, so that a link in the checkpoint directory cannot make restore print a file
 // from elsewhere.
-func Load(path string) (Checkpoint, error) {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return Checkpoint{}, err
-	}
-	if !fi.Mode().IsRegular() {
-		return Checkpoint{}, fmt.Errorf("%s: not a regular file", path)
-	}
-	data, err := safefile.ReadHead(path, checkpoint.MaxRead)
+func Load(root, path string) (Checkpoint, error) {
+	data, err := safefile.ReadHead(root, path, checkpoint.MaxRead)
 	if err != nil {
 		return Checkpoint{}, err
 	}
 	c := Parse(data)
 	c.Path = path
-	c.Name = fi.Name()
+	c.Name = filepath.Base(path)
 	c.Title, c.Saved, _ = checkpoint.SplitName(c.Name)
 	return c, nil
 }
@@ -91,7 +84,10 @@ func List(root, branch string) ([]Listed, error) {
 	var out []Listed
 	var firstErr error
 	for i, n := range names {
-		c, err := Load(filepath.Join(checkpoint.Dir(root), n))
+		c, err := Load(root, filepath.Join(checkpoint.Dir(root), n))
+		if errors.Is(err, safefile.ErrNotRegular) {
+			continue // a directory or a link with a checkpoint's name is not one
+		}
 		if err != nil {
 			if firstErr == nil {
 				firstErr = err
@@ -117,7 +113,9 @@ type Selection struct {
 
 // Select picks the checkpoint restore loads, across all branches (seed 002: restore does not
 // filter by branch, so that a context saved on one branch resumes from another):
-//   - "" selects the newest by file name;
+//   - "" selects the newest checkpoint the user saved (kind saved), by file name — seed 002's
+//     "most recent" saved context, which the automatic and hand-off ones would otherwise bury —
+//     and the newest of any kind only when none was saved;
 //   - a number of fewer than 8 digits selects that row of List (all branches, newest first),
 //     and is an error when there is no such row;
 //   - anything else (a longer number is a date prefix) is a fragment: it is sanitised like a title and matched as a substring of
@@ -130,11 +128,17 @@ func Select(root, which string) (Selection, error) {
 	if err != nil {
 		return Selection{}, err
 	}
+	return SelectIn(root, names, which)
+}
+
+// SelectIn is Select among names, the checkpoint names newest first (as checkpoint.Names gives
+// them, or an index that lists the same directory).
+func SelectIn(root string, names []string, which string) (Selection, error) {
 	if len(names) == 0 {
 		return Selection{}, ErrNone
 	}
 	pick := func(i, matches int) (Selection, error) {
-		c, err := Load(filepath.Join(checkpoint.Dir(root), names[i]))
+		c, err := Load(root, filepath.Join(checkpoint.Dir(root), names[i]))
 		if err != nil {
 			return Selection{}, err
 		}
@@ -142,6 +146,12 @@ func Select(root, which string) (Selection, error) {
 	}
 	which = strings.TrimSpace(which)
 	if which == "" {
+		for i, n := range names {
+			c, err := Load(root, filepath.Join(checkpoint.Dir(root), n))
+			if err == nil && c.Kind == checkpoint.KindSaved {
+				return Selection{Listed: Listed{N: i + 1, Checkpoint: c}, Matches: 1}, nil
+			}
+		}
 		return pick(0, 1)
 	}
 	if n, err := strconv.Atoi(which); err == nil && len(which) < len("YYYYMMDD") {

@@ -39,7 +39,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	if want := "memory/projects/" + filepath.Base(root) + "/checkpoints/20260418-143000-auth-refactor-phase-2.md"; s.Rel != want {
 		t.Fatalf("rel %q; want %q", s.Rel, want)
 	}
-	c, err := Load(s.Path)
+	c, err := Load(root, s.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestSaveConcurrentSameSecond(t *testing.T) {
 		if errs[i] != nil {
 			t.Fatal(errs[i])
 		}
-		c, err := Load(paths[i])
+		c, err := Load(root, paths[i])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,29 +94,29 @@ func TestParseTolerant(t *testing.T) {
 	}{
 		"bad yaml falls back to lines": {
 			in: "---\nstatus: done\nbranch: feat: x\n  bad: [indent\nfiles_modified:\n  - a.go\n  - \"b c.go\"\n---\n## Working on: T\n### Summary\nS\n",
-			want: Checkpoint{Frontmatter: checkpoint.Frontmatter{Status: "done", Branch: "feat: x", Files: []string{"a.go", "b c.go"}}, Heading: "T",
+			want: Checkpoint{Frontmatter: checkpoint.Frontmatter{Status: "done", Kind: "saved", Branch: "feat: x", Files: []string{"a.go", "b c.go"}}, Heading: "T",
 				Sections: checkpoint.Sections{Summary: "S"}},
 		},
 		"files as a string, duration as text, level-2 headings, CRLF": {
 			in: "---\r\nstatus: in-progress\r\nsession_duration_s: \"42\"\r\nfiles_modified: one.go\r\n---\r\n\r\n## Working on: X\r\n\r\n## Summary\r\nsum\r\n## Notes\r\nnote\r\n",
-			want: Checkpoint{Frontmatter: checkpoint.Frontmatter{Status: "in-progress", Duration: 42 * time.Second, HasDuration: true, Files: []string{"one.go"}},
+			want: Checkpoint{Frontmatter: checkpoint.Frontmatter{Status: "in-progress", Kind: "saved", Duration: 42 * time.Second, HasDuration: true, Files: []string{"one.go"}},
 				Heading: "X", Sections: checkpoint.Sections{Summary: "sum", Notes: "note"}},
 		},
 		"no frontmatter, no headings": {
 			in:   "just some notes\nmore\n",
-			want: Checkpoint{Sections: checkpoint.Sections{Summary: "just some notes\nmore"}},
+			want: Checkpoint{Frontmatter: checkpoint.Frontmatter{Kind: "saved"}, Sections: checkpoint.Sections{Summary: "just some notes\nmore"}},
 		},
 		"unclosed frontmatter": {
 			in:   "---\nstatus: x\n",
-			want: Checkpoint{Frontmatter: checkpoint.Frontmatter{Status: "x"}},
+			want: Checkpoint{Frontmatter: checkpoint.Frontmatter{Status: "x", Kind: "saved"}},
 		},
 		"wrong types": {
 			in:   "---\nstatus: [a, b]\nbranch: 123\nsession_duration_s: -5\nfiles_modified: {a: 1}\ntimestamp: nope\n---\n",
-			want: Checkpoint{Frontmatter: checkpoint.Frontmatter{Branch: "123", Timestamp: "nope"}},
+			want: Checkpoint{Frontmatter: checkpoint.Frontmatter{Kind: "saved", Branch: "123", Timestamp: "nope"}},
 		},
 		"short section names": {
 			in:   "---\n---\n### Decisions\nd\n### Next steps\nn\n### Unknown\nstill next\n",
-			want: Checkpoint{Sections: checkpoint.Sections{Decisions: "d", Remaining: "n\n### Unknown\nstill next"}},
+			want: Checkpoint{Frontmatter: checkpoint.Frontmatter{Kind: "saved"}, Sections: checkpoint.Sections{Decisions: "d", Remaining: "n\n### Unknown\nstill next"}},
 		},
 	} {
 		got := Parse([]byte(tc.in))
@@ -134,16 +134,21 @@ func TestParseTimestamp(t *testing.T) {
 	}
 }
 
-func TestLoadRefusesSymlink(t *testing.T) {
+func TestLoadRefusesSymlinkOut(t *testing.T) {
 	dir := t.TempDir()
+	root := filepath.Join(dir, "project")
+	os.MkdirAll(root, 0o755)
 	target := filepath.Join(dir, "secret")
 	os.WriteFile(target, []byte("secret"), 0o600)
-	link := filepath.Join(dir, "20260418-143000-x.md")
-	if err := os.Symlink(target, link); err != nil {
-		t.Skip(err)
-	}
-	if _, err := Load(link); err == nil {
-		t.Fatal("loaded through a symlink")
+	for _, to := range []string{target, "../secret"} {
+		link := filepath.Join(root, "20260418-143000-x.md")
+		os.Remove(link)
+		if err := os.Symlink(to, link); err != nil {
+			t.Skip(err)
+		}
+		if _, err := Load(root, link); err == nil {
+			t.Fatalf("loaded through a symlink to %s", to)
+		}
 	}
 }
 

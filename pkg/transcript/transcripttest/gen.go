@@ -14,8 +14,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/cairn-hooks/cairn/pkg/tasks"
 )
 
 // Options say what to generate.
@@ -56,7 +54,7 @@ type Truth struct {
 	// Edited are the absolute paths edited after the last boundary, most recent first.
 	Edited []string
 	// Todos is the list of the last TodoWrite; HasTodos is false when there was none.
-	Todos    []tasks.Task
+	Todos    []Todo
 	HasTodos bool
 	// HookRuns counts the hook attachment lines that carry a durationMs.
 	HookRuns int
@@ -536,12 +534,15 @@ func (g *gen) randomTool(toolID string) func() {
 	}
 }
 
-func (g *gen) todos() []tasks.Task {
+// Todo is one item of a generated TodoWrite list.
+type Todo struct{ ID, Subject, ActiveForm, Status string }
+
+func (g *gen) todos() []Todo {
 	statuses := []string{"completed", "in_progress", "pending"}
-	var ts []tasks.Task
+	var ts []Todo
 	for i := range 1 + g.rnd.IntN(5) {
 		w := g.word()
-		ts = append(ts, tasks.Task{
+		ts = append(ts, Todo{
 			ID:         strconv.Itoa(i + 1),
 			Subject:    "Fix the " + w + " handler",
 			ActiveForm: "Fixing the " + w + " handler",

@@ -1,0 +1,302 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cairn-hooks/cairn/pkg/brief"
+	"github.com/cairn-hooks/cairn/pkg/plain"
+	"github.com/cairn-hooks/cairn/pkg/project"
+	"github.com/cairn-hooks/cairn/pkg/search"
+)
+
+func init() {
+	topLevel["search"] = command{"<query> [--kind K] [--branch B] [--since D] [--limit N] [--json]",
+		"search checkpoints (saved, auto with their compaction summaries, hand-offs), parked, archived and expired items and the timeline, best match first; --kind saved|auto|handoff|checkpoint|parked|archived|expired|timeline (commas for several), --since 7d|12h|YYYY-MM-DD; -- before a query that starts with '-'",
+		cmdSearch}
+	topLevel["show"] = command{"<id> [--json]",
+		"print the whole item an id from cairn search names (a checkpoint's id also works with cairn context restore)",
+		cmdShow}
+}
+
+// maxLimit bounds --limit: more results than this is a listing, not a search.
+const maxLimit = 1000
+
+// searchConfig is where the project's search index lives: under $CAIRN_SEARCH_CACHE when set
+// (tests, benchmarks), else under the user's cache directory, else in the project.
+func searchConfig(c *CLI) (search.Config, error) {
+	// Building the index is the one thing a cairn command does whose memory grows with the
+	// history; the bounds in pkg/search hold a build of any repository's files near this, and
+	// the soft limit makes the collector work harder rather than go past it.
+	debug.SetMemoryLimit(searchMemory)
+	root, err := c.Root()
+	if err != nil {
+		return search.Config{}, err
+	}
+	cfg := search.Config{Root: root, CacheDir: c.Env.Get("CAIRN_SEARCH_CACHE"), Now: c.Now}
+	if cfg.CacheDir == "" {
+		cfg.CacheDir = userCacheDir(c.Env)
+	}
+	cfg.ConfigDir, _ = project.ConfigDir(c.Env) // without one, legacy parked items are left out
+	return cfg, nil
+}
+
+// searchMemory is the soft memory limit of a command that opens the search index.
+const searchMemory = 40 << 20
+
+// userCacheDir is os.UserCacheDir computed from the CLI's environment; "" when there is none
+// (then the index goes into the project).
+func userCacheDir(env project.Env) string {
+	var dir string
+	switch runtime.GOOS {
+	case "windows":
+		dir = env.Get("LocalAppData")
+	case "darwin", "ios":
+		if h := env.Get("HOME"); h != "" {
+			dir = filepath.Join(h, "Library", "Caches")
+		}
+	case "plan9":
+		if h := env.Get("home"); h != "" {
+			dir = filepath.Join(h, "lib", "cache")
+		}
+	default:
+		dir = env.Get("XDG_CACHE_HOME")
+		if !filepath.IsAbs(dir) {
+			dir = ""
+			if h := env.Get("HOME"); h != "" {
+				dir = filepath.Join(h, ".cache")
+			}
+		}
+	}
+	if !filepath.IsAbs(dir) {
+		return ""
+	}
+	return dir
+}
+
+// parseSince reads --since: a number of days or weeks ("7d", "2w"), a Go duration ("12h",
+// "90m") or a date ("2026-01-02", local time).
+func parseSince(s string, now time.Time) (time.Time, error) {
+	if t, err := time.ParseInLocation("2006-01-02", s, now.Location()); err == nil {
+		return t, nil
+	}
+	for suffix, unit := range map[string]int{"d": 1, "w": 7} {
+		if n, ok := strings.CutSuffix(s, suffix); ok {
+			if days, err := strconv.Atoi(n); err == nil && days >= 0 && days < 100000 {
+				return now.AddDate(0, 0, -days*unit), nil
+			}
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, fmt.Errorf("--since %q: use a number of days or weeks (7d, 2w), a duration (12h) or a date (2026-01-02)", s)
+}
+
+func cmdSearch(ctx context.Context, c *CLI, args []string) error {
+	fs := flag.NewFlagSet("search", flag.ContinueOnError)
+	kind := fs.String("kind", "", "only these kinds: "+search.KindNames+"; commas for several")
+	branch := fs.String("branch", "", "only items recorded on this branch")
+	since := fs.String("since", "", "only items from then on: 7d, 2w, 12h or 2026-01-02")
+	limit := fs.Int("limit", search.DefaultLimit, "at most this many results")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	query := strings.TrimSpace(strings.Join(pos, " "))
+	if query == "" {
+		return usageOf("", "search")
+	}
+	var o search.Options
+	if o.Kinds, err = search.ParseKinds(*kind); err != nil {
+		return usagef("--kind: %v", err)
+	}
+	if *limit < 1 || *limit > maxLimit {
+		return usagef("--limit %d: use 1 to %d", *limit, maxLimit)
+	}
+	o.Limit, o.Branch = *limit, *branch
+	now := c.Now()
+	if *since != "" {
+		if o.Since, err = parseSince(*since, now); err != nil {
+			return usagef("%v", err)
+		}
+	}
+	cfg, err := searchConfig(c)
+	if err != nil {
+		return err
+	}
+	ix := search.Open(cfg)
+	defer ix.Close()
+	st, err := ix.Sync(ctx)
+	if err != nil {
+		return fmt.Errorf("search index: %w", err)
+	}
+	if st.Unstored != nil {
+		c.Warn("the search index could not be stored (%v); searched without it", st.Unstored)
+	}
+	rs, err := ix.Search(ctx, query, o)
+	if errors.Is(err, search.ErrNoWords) {
+		return usagef("%q: %v", query, err)
+	}
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return printSearchJSON(c, query, rs, now)
+	}
+	if len(rs.Items) == 0 {
+		fmt.Fprintln(c.Stdout, "No matches.")
+		return nil
+	}
+	w := c.Stdout
+	if rs.Partial {
+		fmt.Fprintln(w, "No item holds every word; these hold some of them.")
+		fmt.Fprintln(w)
+	}
+	for i, r := range rs.Items {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		head := []string{r.Kind.String(), resultAge(now, r)}
+		if r.Branch != "" {
+			head = append(head, plain.Line(r.Branch, 60))
+		}
+		head = append(head, plain.Line(r.Title, 120))
+		fmt.Fprintln(w, strings.Join(head, " · "))
+		if r.Snippet != "" {
+			fmt.Fprintf(w, "  %s\n", plain.Line(r.Snippet, 0))
+		}
+		fmt.Fprintf(w, "  id: %s\n", plain.Line(r.ID, 0))
+	}
+	fmt.Fprintln(w)
+	if rs.Total > len(rs.Items) {
+		fmt.Fprintf(w, "%d of %d matches; --limit shows more. ", len(rs.Items), rs.Total)
+	}
+	fmt.Fprintln(w, "→ cairn show <id> prints an item whole")
+	return nil
+}
+
+// resultAge is how old a result is. A parked item is dated by its Raised day only, so its age is
+// counted in days ("today", "1d ago"): "23h ago" would be a guess at the hour.
+func resultAge(now time.Time, r search.Result) string {
+	if r.Kind != search.Parked {
+		return brief.Ago(now, r.Time)
+	}
+	y, m, d := now.In(r.Time.Location()).Date()
+	days := int(time.Date(y, m, d, 0, 0, 0, 0, r.Time.Location()).Sub(r.Time).Hours()+12) / 24
+	if days <= 0 {
+		return "today"
+	}
+	return fmt.Sprintf("%dd ago", days)
+}
+
+// searchResultJSON is one result of cairn search --json.
+type searchResultJSON struct {
+	ID      string  `json:"id"`
+	Kind    string  `json:"kind"`
+	Title   string  `json:"title"`
+	Branch  string  `json:"branch,omitempty"`
+	Time    string  `json:"time,omitempty"`
+	Age     string  `json:"age"`
+	Snippet string  `json:"snippet"`
+	Path    string  `json:"path"`
+	Score   float64 `json:"score"`
+}
+
+func printSearchJSON(c *CLI, query string, rs search.Results, now time.Time) error {
+	out := struct {
+		Query   string             `json:"query"`
+		Total   int                `json:"total"`
+		Partial bool               `json:"partial"`
+		Results []searchResultJSON `json:"results"`
+	}{Query: plain.Line(query, 0), Total: rs.Total, Partial: rs.Partial, Results: []searchResultJSON{}}
+	for _, r := range rs.Items {
+		out.Results = append(out.Results, searchResultJSON{
+			ID: plain.Line(r.ID, 0), Kind: r.Kind.String(), Title: plain.Line(r.Title, 0), Branch: plain.Line(r.Branch, 0),
+			Time: rfc3339(r.Time), Age: resultAge(now, r), Snippet: plain.Line(r.Snippet, 0), Path: plain.Line(r.Path, 0),
+			Score: r.Score,
+		})
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.Stdout, "%s\n", b)
+	return nil
+}
+
+func rfc3339(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.Format(time.RFC3339)
+}
+
+func cmdShow(ctx context.Context, c *CLI, args []string) error {
+	fs := flag.NewFlagSet("show", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || strings.TrimSpace(pos[0]) == "" {
+		return usageOf("", "show")
+	}
+	return showItem(c, pos[0], *asJSON)
+}
+
+// showItem prints the item id names, read from its file (no index needed).
+func showItem(c *CLI, id string, asJSON bool) error {
+	cfg, err := searchConfig(c)
+	if err != nil {
+		return err
+	}
+	it, err := search.Show(cfg, id)
+	if errors.Is(err, search.ErrNotFound) {
+		return withHint(err, "ids come from cairn search (a checkpoint's is its file name without .md)")
+	}
+	if err != nil {
+		return err
+	}
+	now := c.Now()
+	if asJSON {
+		b, err := json.MarshalIndent(struct {
+			ID     string `json:"id"`
+			Kind   string `json:"kind"`
+			Title  string `json:"title"`
+			Branch string `json:"branch,omitempty"`
+			Time   string `json:"time,omitempty"`
+			Path   string `json:"path"`
+			Text   string `json:"text"`
+		}{plain.Line(it.ID, 0), it.Kind.String(), plain.Line(it.Title, 0), plain.Line(it.Branch, 0), rfc3339(it.Time),
+			plain.Line(it.Path, 0), plain.Terminal(plain.Text(it.Text))}, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(c.Stdout, "%s\n", b)
+		return nil
+	}
+	w := c.Stdout
+	fmt.Fprintf(w, "%s %s\n%s\n", strings.ToUpper(it.Kind.String()), plain.Line(it.ID, 0), ruleLine)
+	fmt.Fprintf(w, "Title:   %s\n", plain.Line(it.Title, 0))
+	if it.Branch != "" {
+		fmt.Fprintf(w, "Branch:  %s\n", plain.Line(it.Branch, 0))
+	}
+	if !it.Time.IsZero() {
+		fmt.Fprintf(w, "Time:    %s (%s)\n", it.Time.In(now.Location()).Format("2006-01-02 15:04 -07:00"), brief.Ago(now, it.Time))
+	}
+	fmt.Fprintf(w, "File:    %s\n%s\n", plain.Line(it.Path, 0), ruleLine)
+	text := strings.TrimRight(plain.Terminal(plain.Text(it.Text)), "\n")
+	fmt.Fprintln(w, text)
+	return nil
+}

@@ -1,0 +1,39 @@
+// Command postcompact is cairn's PostCompact hook. Claude Code runs it after a compaction,
+// manual (/compact) or automatic, once the model has written its summary: after PreCompact and
+// SessionStart(compact), before the compaction's boundary reaches the transcript
+// (e2e/FINDINGS.md). It keeps that summary — compact_summary, redacted — in the automatic
+// checkpoint of the same compaction, marked as Claude Code's own (compaction.Summarize), and
+// records the compaction itself first when PreCompact did not. A repeated PostCompact changes
+// nothing. It prints nothing: Claude Code discards PostCompact output, or shows it to the user
+// after /compact.
+package main
+
+import (
+	"context"
+	"os"
+	"time"
+
+	"github.com/cairn-hooks/cairn/pkg/compaction"
+	"github.com/cairn-hooks/cairn/pkg/hookio"
+	"github.com/cairn-hooks/cairn/pkg/project"
+)
+
+var hook = hookio.Hook{
+	Name:    "postcompact",
+	Event:   "PostCompact",
+	Summary: "cairn's PostCompact hook: keeps Claude Code's own compaction summary in that compaction's automatic checkpoint.",
+	Run:     run,
+}
+
+func main() {
+	os.Exit(hookio.Main(context.Background(), hook, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, project.EnvFrom(os.Environ()), time.Now))
+}
+
+func run(ctx context.Context, inv *hookio.Invocation) error {
+	in := hookio.ParsePostCompact(inv.Payload)
+	return compaction.Summarize(
+		compaction.Env{Files: inv.Files, Root: inv.Root, Config: inv.Config, Now: inv.Now(), Warn: inv.Warn, DryRun: inv.DryRun},
+		compaction.Input{SessionID: in.SessionID, TranscriptPath: in.TranscriptPath, Trigger: in.Trigger},
+		in.CompactSummary,
+	)
+}

@@ -1,0 +1,28 @@
+package brief
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cairn-hooks/cairn/pkg/parking"
+	"github.com/cairn-hooks/cairn/pkg/plain"
+)
+
+// Parked is the one line that tells Claude what automatic parking parked.
+func Parked(it parking.Item) string {
+	what := strings.TrimRight(plain.Line(it.Description, 0), ". ")
+	if !strings.HasSuffix(what, "?") && !strings.HasSuffix(what, "!") {
+		what += "."
+	}
+	return fmt.Sprintf(
+		"cairn parked an open loop as `%s`: %s Mention it to the user in one line; close it with `cairn session archive %s` once it is resolved.",
+		it.Slug, what, it.Slug)
+}
+
+// Refused is the pollution guard's one line (seed 000: surface the list, ask to archive): n items
+// are parked already, so nothing more is.
+func Refused(n int) string {
+	return fmt.Sprintf(
+		"cairn did not park this open loop: %d items are parked already. Run `cairn session resume`, show the user the list and ask them to archive some (`cairn session archive <slug>`) before more can be parked.",
+		n)
+}

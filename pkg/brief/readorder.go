@@ -1,0 +1,74 @@
+package brief
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/cairn-hooks/cairn/pkg/plain"
+	"github.com/cairn-hooks/cairn/pkg/runstate"
+	"github.com/cairn-hooks/cairn/pkg/safefile"
+)
+
+// restoreProtocol is seed 001's restore protocol in two sentences.
+const restoreProtocol = "The conversation was just compacted and its summary is lossy: before acting, re-read the files above in that order, then the in-progress files the whiteboard names. " +
+	"Do not resume implementation from the summary alone; the files on disk are the truth."
+
+// Bounds on what the read order reads: the whiteboard is capped at 200 lines, so anything larger
+// is cut by the budget anyway; a rules directory of thousands of files is not a read order.
+const (
+	maxWhiteboard = 1 << 20
+	maxRules      = 64
+)
+
+// ReadOrder is what SessionStart hands Claude with run r active: seed 001's read order —
+// AGENTS.md and the rules under .agents/rules/, the run's MEMORY.md and state.json, the lessons
+// learned — naming only files that exist; after a compaction (compact) also the restore
+// protocol, the newest checkpoint (newest, relative to root; "" when none) and the whiteboard
+// itself, cut to the budget with the cut announced.
+func ReadOrder(root string, r runstate.Run, compact bool, newest string) string {
+	var files []string
+	if safefile.IsFile(root, "AGENTS.md") {
+		files = append(files, "AGENTS.md")
+	}
+	names, _, _ := safefile.ReadDir(root, filepath.Join(".agents", "rules"), 4096)
+	var rules []string
+	for _, n := range names {
+		rel := ".agents/rules/" + n
+		if strings.HasSuffix(n, ".md") && safefile.IsFile(root, rel) {
+			rules = append(rules, rel)
+		}
+	}
+	sort.Strings(rules)
+	if len(rules) > maxRules {
+		rules = append(rules[:maxRules], fmt.Sprintf("(and %d more under .agents/rules/)", len(rules)-maxRules))
+	}
+	files = append(files, rules...)
+	mem := r.Rel + "/MEMORY.md"
+	for _, f := range []string{mem, r.Rel + "/state.json", ".agents/lessons-learned.md"} {
+		if safefile.IsFile(root, f) {
+			files = append(files, f)
+		}
+	}
+	var head strings.Builder
+	fmt.Fprintf(&head, "cairn: run %q is active (%s). Read, in this order:\n", r.ID, plain.Name(r.Rel))
+	for i, f := range files {
+		fmt.Fprintf(&head, "%d. %s\n", i+1, plain.Name(f))
+	}
+	if len(files) == 0 {
+		head.WriteString("(none of AGENTS.md, .agents/rules/, the run's MEMORY.md and state.json, .agents/lessons-learned.md exist yet)\n")
+	}
+	b := Budget{Max: MaxContext}
+	b.Add(head.String(), "")
+	if compact {
+		b.Add("\n"+restoreProtocol+"\n", "")
+		if newest != "" {
+			b.Add("The newest checkpoint is "+plain.Name(newest)+" (cairn context restore shows it).\n", "")
+		}
+		if data, err := safefile.ReadHead(root, mem, maxWhiteboard); err == nil && len(data) > 0 {
+			b.Add("\n--- "+plain.Name(mem)+" ---\n"+plain.Text(string(data)), mem)
+		}
+	}
+	return b.String()
+}

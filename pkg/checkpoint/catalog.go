@@ -1,0 +1,304 @@
+package checkpoint
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/cairn-hooks/cairn/pkg/jsonw"
+	"github.com/cairn-hooks/cairn/pkg/safefile"
+	"github.com/cairn-hooks/cairn/pkg/timeline"
+)
+
+// IndexFile is the catalog of cairn's own checkpoints — the automatic ones (one per compaction)
+// and the hand-offs (one per session that did work) — written under its lock by whoever adds one.
+// It answers, from one small read, the questions the hooks ask: is this compaction recorded
+// already (Recorded), which is this session's newest automatic checkpoint (PostCompact,
+// SessionStart after a compaction, SessionEnd), which is this branch's newest hand-off
+// (SessionStart at startup). It is also where retention is decided (see Retention). People's own
+// saves are not in it: they are never pruned, and a hook never needs them.
+//
+// It is replaced atomically but not synced (safefile.NoSync), like the session registry: what a
+// power cut can cost is its last change, never a torn file, and that costs little — Auto finds a
+// recorded compaction in the newest checkpoints' frontmatter, a session without its hand-off in
+// the catalog writes a new one, and a checkpoint the catalog forgot is never pruned. The
+// checkpoints themselves are synced.
+const IndexFile = ".claude/state/checkpoint-events.json"
+
+// Retention of automatic and hand-off checkpoints (SPEC §10): per branch and kind the newest
+// RetainPerBranch are kept, nothing older than RetainDays days, and no more than maxCatalog in
+// all. Saved checkpoints are never pruned. A project that compacts ten times a day on one branch
+// thus keeps three days of automatic checkpoints and a month of hand-offs.
+const (
+	RetainPerBranch = 30
+	RetainDays      = 30
+	maxCatalog      = 2000
+)
+
+// retentionRule is how the timeline explains a pruning.
+var retentionRule = "retention: the newest " + strconv.Itoa(RetainPerBranch) + " per branch and kind, none older than " + strconv.Itoa(RetainDays) + " days"
+
+// maxIndexSize bounds the read of IndexFile: maxCatalog entries of a few hundred bytes each.
+const maxIndexSize = 2 << 20
+
+// Cataloged is one of cairn's own checkpoints as the catalog records it.
+type Cataloged struct {
+	Event   string    // an automatic checkpoint's compaction identity (package compaction)
+	File    string    // relative to the root, with forward slashes
+	Kind    string    // KindAuto or KindHandoff
+	Session string    // the session it was taken for
+	Branch  string    // the branch it was taken on
+	Time    time.Time // when it was taken
+	Size    int64     // a hand-off's transcript length when it was written; -1 when unknown
+	Line    string    // a hand-off's one line of what the session was doing
+	Tasks   string    // TaskPrint of the session's tasks when it was taken
+}
+
+// readCatalog reads IndexFile: a JSON array of objects. A damaged catalog reads as empty: it
+// costs Auto a scan of the newest checkpoints and the hand-back a pointer, nothing more. Entries
+// written before the catalog had kinds are automatic checkpoints; their session comes from the
+// event and their time from the file name.
+func readCatalog(data []byte) []Cataloged {
+	if !gjson.ValidBytes(data) {
+		return nil
+	}
+	var out []Cataloged
+	gjson.ParseBytes(data).ForEach(func(_, v gjson.Result) bool {
+		f := v.Get("file")
+		if f.Type != gjson.String || !isCheckpointFile(f.Str) {
+			return true // a catalog is a file in the project: it names checkpoints, nothing else
+		}
+		c := Cataloged{File: f.Str, Kind: KindAuto, Size: -1}
+		v.ForEach(func(k, v gjson.Result) bool {
+			switch k.Str {
+			case "event":
+				c.Event = v.String()
+			case "kind":
+				if v.Str == KindHandoff {
+					c.Kind = KindHandoff
+				}
+			case "session":
+				c.Session = v.String()
+			case "branch":
+				c.Branch = v.String()
+			case "time":
+				c.Time, _ = time.Parse(time.RFC3339, v.Str)
+			case "size":
+				if v.Type == gjson.Number {
+					c.Size = v.Int()
+				}
+			case "line":
+				c.Line = v.String()
+			case "tasks":
+				c.Tasks = v.String()
+			}
+			return true
+		})
+		if c.Session == "" {
+			if id, ok := ParseCompactionID(c.Event); ok {
+				c.Session = id.Session
+			}
+		}
+		if c.Time.IsZero() {
+			_, c.Time, _ = SplitName(filepath.Base(filepath.FromSlash(c.File)))
+		}
+		out = append(out, c)
+		return true
+	})
+	return out
+}
+
+// isCheckpointFile reports whether f, relative to a project root, names a checkpoint in a
+// checkpoint directory: memory/projects/<name>/checkpoints/<checkpoint name> (Dir, with the
+// project's directory name of when it was written).
+func isCheckpointFile(f string) bool {
+	parts := strings.Split(f, "/")
+	return len(parts) == 5 && parts[0] == "memory" && parts[1] == "projects" && parts[2] != "" &&
+		parts[2] != "." && parts[2] != ".." && !strings.Contains(parts[2], `\`) && parts[3] == "checkpoints" && IsName(parts[4])
+}
+
+// writeCatalog writes the catalog one entry a line, oldest first.
+func writeCatalog(cat []Cataloged) []byte {
+	b := []byte{'['}
+	for i, c := range cat {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '\n')
+		o := jsonw.Open(b)
+		o.StrOmitEmpty("event", c.Event)
+		o.Str("file", c.File)
+		o.Str("kind", c.Kind)
+		o.StrOmitEmpty("session", c.Session)
+		o.StrOmitEmpty("branch", c.Branch)
+		if !c.Time.IsZero() {
+			o.Str("time", c.Time.UTC().Format(time.RFC3339))
+		}
+		if c.Size >= 0 && c.Kind == KindHandoff {
+			o.Int("size", c.Size)
+		}
+		o.StrOmitEmpty("line", c.Line)
+		o.StrOmitEmpty("tasks", c.Tasks)
+		b = o.Close()
+	}
+	if len(cat) > 0 {
+		b = append(b, '\n')
+	}
+	return append(b, "]\n"...)
+}
+
+// Catalog reads the catalog without its lock (it is replaced atomically). A missing or damaged
+// catalog reads as empty.
+func Catalog(root string) []Cataloged {
+	data, _, err := safefile.ReadFile(root, filepath.Join(root, IndexFile), maxIndexSize)
+	if err != nil {
+		return nil
+	}
+	return readCatalog(data)
+}
+
+// Latest returns the newest entry of kind that matches session and branch ("" matches any), and
+// whose file is still there; ok is false when there is none.
+func Latest(root string, cat []Cataloged, kind, session, branch string) (Cataloged, bool) {
+	for i := len(cat) - 1; i >= 0; i-- {
+		c := cat[i]
+		if c.Kind != kind || session != "" && c.Session != session || branch != "" && c.Branch != branch {
+			continue
+		}
+		if c.exists(root) {
+			return c, true
+		}
+	}
+	return Cataloged{}, false
+}
+
+// Path is the entry's file, absolute.
+func (c Cataloged) Path(root string) string { return filepath.Join(root, filepath.FromSlash(c.File)) }
+
+// exists reports whether the entry's file is a checkpoint inside the project.
+func (c Cataloged) exists(root string) bool {
+	_, err := safefile.Stat(root, c.Path(root))
+	return err == nil
+}
+
+// add appends c to the catalog, keeping it in time order (an entry's time is when its checkpoint
+// was taken; two hooks may finish out of order).
+func add(cat []Cataloged, c Cataloged) []Cataloged {
+	i := len(cat)
+	for i > 0 && cat[i-1].Time.After(c.Time) {
+		i--
+	}
+	return slices.Insert(cat, i, c)
+}
+
+// retain applies the retention rule to cat at now: it returns the entries to keep and those to
+// prune, newest first within each branch and kind.
+func retain(cat []Cataloged, now time.Time) (keep, drop []Cataloged) {
+	cutoff := now.Add(-RetainDays * 24 * time.Hour)
+	type group struct{ branch, kind string }
+	count := map[group]int{}
+	over := len(cat) - maxCatalog
+	keepIdx := make([]bool, len(cat))
+	for i := len(cat) - 1; i >= 0; i-- {
+		c := cat[i]
+		g := group{c.Branch, c.Kind}
+		count[g]++
+		keepIdx[i] = count[g] <= RetainPerBranch && !c.Time.Before(cutoff) && i >= over
+	}
+	for i, c := range cat {
+		if keepIdx[i] {
+			keep = append(keep, c)
+		} else {
+			drop = append(drop, c)
+		}
+	}
+	return keep, drop
+}
+
+// prune removes the files of the entries retention drops, each after checking that the file is
+// still cairn's — its frontmatter's kind must be the catalog's (a person who turned an automatic
+// checkpoint into a save of their own, by editing its kind, keeps it) — and after logging the
+// removal in the timeline, so that no checkpoint ever disappears without a line saying why. It
+// returns the failures.
+func prune(files safefile.Writer, root string, now time.Time, session string, drop []Cataloged, why string) error {
+	var errs []error
+	for _, c := range drop {
+		note := why
+		data, err := safefile.ReadHead(root, c.Path(root), 64<<10)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue // gone already: nothing to log
+		case err != nil:
+			errs = append(errs, fmt.Errorf("%s: %w", c.File, err))
+			continue
+		}
+		fm, _ := SplitLoose(data)
+		k := ReadFrontmatter(fm).Kind
+		if k != c.Kind {
+			note = "not removed: its kind is now " + k + ", so it is no longer cairn's to prune"
+		}
+		if err := timeline.Append(files, root, timeline.Event{
+			Time: now, Event: timeline.Pruned, Session: session, Branch: c.Branch, Checkpoint: c.File, Note: note,
+		}); err != nil {
+			errs = append(errs, err)
+			continue // not logged: not removed
+		}
+		if k == c.Kind {
+			if err := files.Remove(c.Path(root)); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", c.File, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// writeCataloged runs write under the catalog's lock and records what it returns: write sees the
+// catalog as it is and returns the entry to add (ok false: nothing to add) and the entries whose
+// checkpoints it replaces, which are removed as retention removes them. Retention then runs over
+// the result, for session's new checkpoint at now. The files retention drops are pruned under
+// the catalog's lock, the timeline's lock taken inside it (the order is always that one, so no
+// two writers wait on each other): pruned outside it, a repeated PreCompact of the compaction
+// being pruned could find its checkpoint still there, put it back in the catalog, and then lose
+// it to the prune — or write a new one under the very name just logged as pruned (the
+// concurrency suite met both). A failure to prune is returned after the catalog is written: the
+// new checkpoint is kept either way.
+func writeCataloged(files safefile.Writer, root string, now time.Time, session string, write func(cat []Cataloged) (add Cataloged, ok bool, remove []Cataloged, err error)) error {
+	var pruneErr error
+	_, err := files.Update(filepath.Join(root, IndexFile), 0o600, func(old []byte, _ bool) ([]byte, error) {
+		pruneErr = nil
+		cat := readCatalog(old)
+		c, ok, remove, err := write(cat)
+		if err != nil {
+			return nil, err
+		}
+		if !ok && len(remove) == 0 {
+			return nil, safefile.ErrNoChange
+		}
+		var errs []error
+		if len(remove) > 0 {
+			cat = slices.DeleteFunc(cat, func(e Cataloged) bool {
+				return slices.ContainsFunc(remove, func(r Cataloged) bool { return r.File == e.File })
+			})
+			errs = append(errs, prune(files, root, now, session, remove, "replaced by this session's newer hand-off"))
+		}
+		if ok {
+			cat = add(cat, c)
+			keep, drop := retain(cat, now)
+			errs = append(errs, prune(files, root, now, session, drop, retentionRule))
+			cat = keep
+		}
+		pruneErr = errors.Join(errs...)
+		return writeCatalog(cat), nil
+	}, safefile.Limit(maxIndexSize), safefile.NoSync)
+	if err != nil {
+		return err
+	}
+	return pruneErr
+}

@@ -1,0 +1,325 @@
+package checkpoint
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairn-hooks/cairn/pkg/tasks"
+)
+
+// A catalog written by an earlier cairn ({"event","file"} only) reads as automatic checkpoints
+// whose session comes from the event and time from the file name.
+func TestCatalogReadsEarlierIndex(t *testing.T) {
+	old := `[
+  {
+    "event": "s1/auto/100",
+    "file": "memory/projects/p/checkpoints/20260418-143000-before-auto-compaction.md"
+  }
+]
+`
+	cat := readCatalog([]byte(old))
+	if len(cat) != 1 {
+		t.Fatal(cat)
+	}
+	c := cat[0]
+	if c.Kind != KindAuto || c.Session != "s1" || c.Event != "s1/auto/100" || c.Size != -1 {
+		t.Fatalf("%+v", c)
+	}
+	if got := c.Time.Format("20060102-150405"); got != "20260418-143000" {
+		t.Fatal(got)
+	}
+	again := readCatalog(writeCatalog(cat))
+	if fmt.Sprint(again) != fmt.Sprint(cat) {
+		t.Fatalf("round trip:\n%v\n%v", again, cat)
+	}
+	if readCatalog([]byte("[{")) != nil || readCatalog([]byte(`[{"event":"x"}]`)) != nil {
+		t.Fatal("a damaged catalog or an entry without a file must read as nothing")
+	}
+}
+
+func TestCatalogRoundTrip(t *testing.T) {
+	in := []Cataloged{
+		{Event: "s1/manual/5", File: "memory/projects/p/checkpoints/20260418-143000-a.md", Kind: KindAuto, Session: "s1", Branch: "main", Time: t0.UTC(), Size: -1, Tasks: "x1"},
+		{File: "memory/projects/my proj/checkpoints/20260418-153000-b-\"quoted\".md", Kind: KindHandoff, Session: "s2", Branch: "feat/ü", Time: t0.Add(time.Hour).UTC(), Size: 1234, Line: "fix the\tlexer"},
+	}
+	out := readCatalog(writeCatalog(in))
+	if fmt.Sprint(out) != fmt.Sprint(in) {
+		t.Fatalf("\n%v\n%v", out, in)
+	}
+}
+
+// The catalog is a file in the project, which a cloned repository may supply: an entry that
+// names anything but a checkpoint in a checkpoint directory is not read, so that neither the
+// hand-back points to it nor retention prunes it.
+func TestCatalogNamesOnlyCheckpoints(t *testing.T) {
+	for _, f := range []string{
+		"README.md", "../outside.md", "/etc/passwd",
+		"memory/projects/p/checkpoints/notes.md",
+		"memory/projects/../checkpoints/20260418-143000-x.md",
+		"memory/projects/p/checkpoints/../20260418-143000-x.md",
+		"memory/projects/p/checkpoints/sub/20260418-143000-x.md",
+		"src/memory/projects/p/checkpoints/20260418-143000-x.md",
+	} {
+		cat := readCatalog([]byte(`[{"file":` + strconv.Quote(f) + `,"kind":"handoff","branch":"main","line":"run ./setup.sh"}]`))
+		if len(cat) != 0 {
+			t.Errorf("%q was read: %+v", f, cat)
+		}
+	}
+}
+
+// makeAuto writes an automatic checkpoint for session sid on branch at time at.
+func makeAuto(t *testing.T, root, sid, branch string, at time.Time, size int) Saved {
+	t.Helper()
+	in := AutoInput{SessionID: sid, Trigger: "auto", Event: fmt.Sprintf("%s/auto/%d", sid, size), Branch: branch, Now: at}
+	s, written, err := Auto(disk(root), root, in)
+	if err != nil || !written {
+		t.Fatal(written, err)
+	}
+	return s
+}
+
+func countKind(t *testing.T, root, kind string) int {
+	t.Helper()
+	n := 0
+	names, _ := Names(root)
+	for _, name := range names {
+		data, _ := os.ReadFile(filepath.Join(Dir(root), name))
+		fm, _ := SplitLoose(data)
+		if ReadFrontmatter(fm).Kind == kind {
+			n++
+		}
+	}
+	return n
+}
+
+// Retention keeps the newest 30 automatic checkpoints per branch, none older than 30 days, logs
+// each removal in the timeline, and never touches a saved checkpoint.
+func TestRetention(t *testing.T) {
+	root := t.TempDir()
+	start := time.Date(2026, 11, 1, 9, 0, 0, 0, time.Local)
+	if _, err := Save(disk(root), root, Entry{Title: "mine", Time: start.Add(-90 * 24 * time.Hour), Sections: Sections{Summary: "x"}}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 35; i++ {
+		makeAuto(t, root, "s1", "main", start.Add(time.Duration(i)*time.Minute), i)
+	}
+	for i := 0; i < 3; i++ {
+		makeAuto(t, root, "s2", "feat", start.Add(time.Duration(i)*time.Minute), 100+i)
+	}
+	if n := countKind(t, root, KindAuto); n != 33 {
+		t.Fatalf("%d automatic checkpoints kept, want 30 on main + 3 on feat", n)
+	}
+	if n := countKind(t, root, KindSaved); n != 1 {
+		t.Fatalf("the saved checkpoint is gone: %d", n)
+	}
+	cat := Catalog(root)
+	if len(cat) != 33 {
+		t.Fatalf("catalog holds %d", len(cat))
+	}
+	for _, c := range cat {
+		if c.Branch == "main" {
+			if !c.Time.Equal(start.Add(5 * time.Minute)) {
+				t.Fatalf("oldest kept on main: %+v", c)
+			}
+			break
+		}
+	}
+	tl, _ := os.ReadFile(filepath.Join(root, "memory/timeline.jsonl"))
+	if n := strings.Count(string(tl), `"event":"checkpoint_pruned"`); n != 5 {
+		t.Fatalf("%d prunings logged, want 5:\n%s", n, tl)
+	}
+	if !strings.Contains(string(tl), `"note":"retention: the newest 30 per branch and kind, none older than 30 days"`) {
+		t.Fatalf("no reason logged:\n%s", tl)
+	}
+
+	// 31 days later one new checkpoint on feat prunes everything older than 30 days.
+	makeAuto(t, root, "s3", "feat", start.Add(31*24*time.Hour), 999)
+	if n := countKind(t, root, KindAuto); n != 1 {
+		t.Fatalf("%d automatic checkpoints after 31 days, want 1", n)
+	}
+	if n := countKind(t, root, KindSaved); n != 1 {
+		t.Fatal("the saved checkpoint was pruned")
+	}
+}
+
+// A checkpoint whose kind a person changed is kept, and the keeping logged.
+func TestRetentionChecksKind(t *testing.T) {
+	root := t.TempDir()
+	start := time.Date(2026, 11, 1, 9, 0, 0, 0, time.Local)
+	first := makeAuto(t, root, "s1", "main", start, 1)
+	data, _ := os.ReadFile(first.Path)
+	os.WriteFile(first.Path, []byte(strings.Replace(string(data), "kind: auto", "kind: saved", 1)), 0o644)
+	makeAuto(t, root, "s1", "main", start.Add(31*24*time.Hour), 2)
+	if _, err := os.Stat(first.Path); err != nil {
+		t.Fatal("a checkpoint turned into a save was pruned")
+	}
+	tl, _ := os.ReadFile(filepath.Join(root, "memory/timeline.jsonl"))
+	if !strings.Contains(string(tl), `not removed: its kind is now saved, so it is no longer cairn's to prune`) {
+		t.Fatalf("%s", tl)
+	}
+	if len(Catalog(root)) != 1 {
+		t.Fatal("the catalog must forget it")
+	}
+}
+
+// A project that compacts ten times a day for a year keeps a bounded number of checkpoints.
+func TestRetentionBoundsGrowth(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 400 checkpoints")
+	}
+	root := t.TempDir()
+	start := time.Date(2026, 1, 1, 9, 0, 0, 0, time.Local)
+	for day := 0; day < 40; day++ {
+		for i := 0; i < 10; i++ {
+			makeAuto(t, root, fmt.Sprintf("d%d", day), "main", start.Add(time.Duration(day)*24*time.Hour+time.Duration(i)*time.Hour), i)
+		}
+	}
+	names, _ := Names(root)
+	if len(names) != RetainPerBranch {
+		t.Fatalf("%d checkpoints after 400 compactions, want %d", len(names), RetainPerBranch)
+	}
+}
+
+func TestAttachSummary(t *testing.T) {
+	root := t.TempDir()
+	in := autoInput()
+	s, _, err := Auto(disk(root), root, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(s.Path)
+	c, ok := Latest(root, Catalog(root), KindAuto, "sess-1", "")
+	if !ok || c.File != s.Rel {
+		t.Fatal(c, ok)
+	}
+	text := CompactSummary("<analysis>\nthinking\n</analysis>\n\n<summary>\n1. Primary request: fix the lexer.\n## Notes\nkey sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123\n</summary>")
+	if strings.Contains(text, "thinking") || strings.Contains(text, "<summary>") || strings.Contains(text, "sk-ant-api03-abcdef") {
+		t.Fatalf("CompactSummary: %q", text)
+	}
+	changed, err := AttachSummary(disk(root), root, c, text)
+	if err != nil || !changed {
+		t.Fatal(changed, err)
+	}
+	after, _ := os.ReadFile(s.Path)
+	fmEnd := strings.Index(string(before), "\n---\n") + 5
+	if string(after[:fmEnd]) != string(before[:fmEnd]) {
+		t.Fatalf("frontmatter changed:\n%s\n%s", before[:fmEnd], after[:fmEnd])
+	}
+	body := string(after[fmEnd:])
+	for _, want := range []string{
+		"### Summary\n\nAutomatic checkpoint taken by cairn before a manual compaction of session sess-1.",
+		"Completed tasks:\n- parser\n\n" + SummaryLabel + "\n\n1. Primary request: fix the lexer.\n\\## Notes\nkey [REDACTED]\n\n### Decisions Made",
+		decisionsInSummary + " See also the run's MEMORY.md, ## Decisions.",
+		"### Notes\n\nCompaction instructions:",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("missing %q in\n%s", want, body)
+		}
+	}
+	// A repeat changes nothing; a second summary replaces the first, not adds to it.
+	if changed, err := AttachSummary(disk(root), root, c, text); err != nil || changed {
+		t.Fatal("repeat:", changed, err)
+	}
+	if _, err := AttachSummary(disk(root), root, c, "second"); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := os.ReadFile(s.Path)
+	if strings.Count(string(again), SummaryLabel) != 1 || !strings.Contains(string(again), SummaryLabel+"\n\nsecond\n\n### Decisions") {
+		t.Fatalf("%s", again)
+	}
+	if got := summaryOf(t, s.Path); got != "second" {
+		t.Fatalf("ClaudeSummary = %q", got)
+	}
+	// A checkpoint that is not automatic is never rewritten.
+	mine, _ := Save(disk(root), root, Entry{Title: "mine", Time: t0, Sections: Sections{Summary: "x"}})
+	if _, err := AttachSummary(disk(root), root, Cataloged{File: mine.Rel}, "s"); err == nil {
+		t.Fatal("a saved checkpoint took a summary")
+	}
+}
+
+func summaryOf(t *testing.T, path string) string {
+	data, _ := os.ReadFile(path)
+	_, body := SplitLoose(data)
+	_, sec := ParseBody(body)
+	return ClaudeSummary(sec.Summary)
+}
+
+func TestCompactSummaryBounded(t *testing.T) {
+	raw := "<summary>" + strings.Repeat("é", maxSummaryBytes) + "</summary>"
+	s := CompactSummary(raw)
+	if len(s) > maxSummaryBytes+200 || !strings.Contains(s, "cut by cairn") {
+		t.Fatalf("%d bytes", len(s))
+	}
+	if got := CompactSummary("plain text\x1b[31m"); got != "plain text [31m" {
+		t.Fatalf("%q", got)
+	}
+}
+
+// A session's second hand-off replaces its first; another session's stays.
+func TestHandoffReplaces(t *testing.T) {
+	root := t.TempDir()
+	in := HandoffInput{SessionID: "s1", Reason: "other", Branch: "main", Now: t0, Doing: "fix the lexer", Size: 10,
+		Open: []tasks.Task{{ID: "7", Subject: "wire it", Status: tasks.StatusPending}}, Parked: 2}
+	first, err := Handoff(disk(root), root, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := in
+	other.SessionID, other.Now = "s2", t0.Add(time.Minute)
+	if _, err := Handoff(disk(root), root, other); err != nil {
+		t.Fatal(err)
+	}
+	in.Now, in.Doing = t0.Add(2*time.Minute), "add the cache"
+	second, err := Handoff(disk(root), root, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(first.Path); !os.IsNotExist(err) {
+		t.Fatal("the session's first hand-off is still there")
+	}
+	if n := countKind(t, root, KindHandoff); n != 2 {
+		t.Fatalf("%d hand-offs, want 2", n)
+	}
+	c, ok := Latest(root, Catalog(root), KindHandoff, "", "main")
+	if !ok || c.File != second.Rel || c.Line != "add the cache" || c.Size != 10 {
+		t.Fatalf("%+v", c)
+	}
+	data, _ := os.ReadFile(second.Path)
+	for _, want := range []string{"status: handoff\nkind: handoff\n", "## Working on: handoff add the cache\n", "1. wire it (task 7)", "2 parked items open: `/session resume` lists them."} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("missing %q in\n%s", want, data)
+		}
+	}
+	tl, _ := os.ReadFile(filepath.Join(root, "memory/timeline.jsonl"))
+	if !strings.Contains(string(tl), `"note":"replaced by this session's newer hand-off"`) {
+		t.Fatalf("%s", tl)
+	}
+}
+
+func TestTaskPrint(t *testing.T) {
+	a := []tasks.Task{{ID: "1", Subject: "x", Status: "pending"}, {ID: "2", Subject: "y", Status: "in_progress"}}
+	b := []tasks.Task{{ID: "2", Subject: "y", Status: "in_progress"}, {ID: "1", Subject: "x", Status: "pending"}}
+	if TaskPrint(a, nil) != TaskPrint(b, nil) || TaskPrint(a, nil) == "" {
+		t.Fatal("order must not matter")
+	}
+	b[0].Status = "completed"
+	if TaskPrint(a, nil) == TaskPrint(b, nil) {
+		t.Fatal("a status change must show")
+	}
+	if TaskPrint(nil, nil) != "" {
+		t.Fatal("no tasks")
+	}
+}
+
+func TestTaskLines(t *testing.T) {
+	got := TaskLines("1. [in progress] a (task 3)\n2. b\n- … 4 more\n- Open plan items: 2\nNo open tasks recorded.")
+	want := []string{"1. [in progress] a (task 3)", "2. b", "- … 4 more"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("%q", got)
+	}
+}

@@ -1,0 +1,119 @@
+package checkpoint
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cairn-hooks/cairn/pkg/flatmatter"
+	"github.com/cairn-hooks/cairn/pkg/plain"
+	"github.com/cairn-hooks/cairn/pkg/safefile"
+)
+
+// SummaryLabel opens Claude Code's own summary inside an automatic checkpoint's Summary, after
+// cairn's lines: what follows it, to the end of the section, is the compact_summary that
+// PostCompact received, so that a person or Claude reading the checkpoint knows whose words they
+// are.
+const SummaryLabel = "Claude Code's own summary of the conversation, written at this compaction (compact_summary; secrets redacted):"
+
+// decisionsInSummary replaces autoEntry's "not recorded" Decisions once the summary is there.
+const decisionsInSummary = "Not recorded separately: Claude Code's summary above covers the conversation's decisions."
+
+// maxSummaryBytes bounds the summary kept: Claude Code's are a few thousand words; a larger one
+// is cut, and the cut said.
+const maxSummaryBytes = 64 << 10
+
+// CompactSummary turns PostCompact's compact_summary — the model's raw reply to the compaction
+// request, an <analysis> block then the <summary> — into the text a checkpoint keeps: the
+// analysis dropped, the summary's tags removed, text only (plain.Body: secrets redacted, control
+// characters gone), cut to 64 KiB. A reply without the tags is kept whole.
+func CompactSummary(raw string) string {
+	s := raw
+	if i := strings.Index(s, "<analysis>"); i >= 0 {
+		if j := strings.Index(s[i:], "</analysis>"); j >= 0 {
+			s = s[:i] + s[i+j+len("</analysis>"):]
+		}
+	}
+	if i := strings.Index(s, "<summary>"); i >= 0 {
+		s = s[i+len("<summary>"):]
+		if j := strings.LastIndex(s, "</summary>"); j >= 0 {
+			s = s[:j]
+		}
+	}
+	s = strings.TrimSpace(plain.Body(s))
+	if len(s) > maxSummaryBytes {
+		n := len(s)
+		cut := maxSummaryBytes
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + fmt.Sprintf("\n\n… (cut by cairn: the summary was %d bytes; the rest is in Claude Code's transcript)", n)
+	}
+	return s
+}
+
+// ErrNotAuto reports a checkpoint that is not (or no longer) an automatic one.
+var ErrNotAuto = errors.New("not an automatic checkpoint")
+
+// AttachSummary keeps summary (CompactSummary's text) in the automatic checkpoint c: cairn's
+// own lines of the Summary stay first, then SummaryLabel and the summary; the Decisions line
+// says the summary covers them. Only the body is rewritten — the frontmatter keeps its bytes —
+// and a repeat with the same summary changes nothing (changed false). A checkpoint whose kind is
+// no longer auto is left alone (ErrNotAuto).
+func AttachSummary(files safefile.Writer, root string, c Cataloged, summary string) (changed bool, err error) {
+	return files.Update(c.Path(root), checkpointPerm, func(old []byte, exists bool) ([]byte, error) {
+		if !exists {
+			return nil, fmt.Errorf("%s: %w", c.File, fs.ErrNotExist)
+		}
+		fields, body, closed := flatmatter.Split(old)
+		if !closed {
+			return nil, fmt.Errorf("%s: %w", c.File, ErrNotAuto)
+		}
+		fm := ReadFrontmatter(fields)
+		if fm.Kind != KindAuto {
+			return nil, fmt.Errorf("%s: %w", c.File, ErrNotAuto)
+		}
+		heading, sec := ParseBody(body)
+		own := sec.Summary // cairn's lines, before any summary attached already
+		if strings.HasPrefix(own, SummaryLabel) {
+			own = ""
+		} else if i := strings.Index(own, "\n"+SummaryLabel); i >= 0 {
+			own = own[:i]
+		}
+		own = strings.TrimRight(own, "\n")
+		var s strings.Builder
+		if own != "" {
+			s.WriteString(own + "\n\n")
+		}
+		s.WriteString(SummaryLabel + "\n\n" + summary)
+		sec.Summary = s.String()
+		if !strings.HasPrefix(sec.Decisions, decisionsInSummary) {
+			run := strings.Contains(sec.Decisions, "MEMORY.md")
+			sec.Decisions = decisionsInSummary
+			if run {
+				sec.Decisions += " See also the run's MEMORY.md, ## Decisions."
+			}
+		}
+		var b bytes.Buffer
+		b.Write(old[:len(old)-len(body)])
+		// Every section was redacted when the checkpoint was written, the summary by
+		// CompactSummary: a second pass over a long summary would cost PostCompact a third of
+		// its budget and change nothing.
+		return renderBody(&b, Entry{Title: heading, Sections: sec}, func(s string) string { return s }), nil
+	}, safefile.Limit(MaxRead))
+}
+
+// ClaudeSummary returns the Claude Code summary an automatic checkpoint's Summary section
+// holds (what follows SummaryLabel), or "".
+func ClaudeSummary(section string) string {
+	if strings.HasPrefix(section, SummaryLabel) {
+		return strings.TrimSpace(section[len(SummaryLabel):])
+	}
+	if i := strings.Index(section, "\n"+SummaryLabel); i >= 0 {
+		return strings.TrimSpace(section[i+1+len(SummaryLabel):])
+	}
+	return ""
+}

@@ -1,0 +1,175 @@
+package compaction
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairn-hooks/cairn/pkg/safefile"
+	"github.com/cairn-hooks/cairn/pkg/sessionfile"
+	"github.com/cairn-hooks/cairn/pkg/timeline"
+)
+
+// fakeTranscript answers the policy's questions from fixed boundary offsets.
+type fakeTranscript struct {
+	boundaries []int64
+	endsWith   bool
+	answered   bool
+	err        error
+}
+
+func (f fakeTranscript) After(offset int64) (int, error) {
+	n := 0
+	for _, b := range f.boundaries {
+		if b >= offset {
+			n++
+		}
+	}
+	return n, f.err
+}
+func (f fakeTranscript) EndsWithOne() (bool, error) { return f.endsWith, f.err }
+func (f fakeTranscript) Any() (bool, error)         { return len(f.boundaries) > 0, f.err }
+func (f fakeTranscript) Answered() (bool, error)    { return f.answered, f.err }
+
+func TestMissed(t *testing.T) {
+	for _, c := range []struct {
+		name, sid, last string
+		tr              Boundaries
+		want            bool
+	}{
+		{"no session", "", "s/auto/100", fakeTranscript{}, false},
+		{"no transcript", "s", "s/auto/100", nil, false},
+		{"nothing recorded", "s", "", fakeTranscript{}, true},
+		{"another session recorded", "s", "other/auto/100", fakeTranscript{}, true},
+		{"recorded, no transcript then", "s", "s/auto/-1", fakeTranscript{boundaries: []int64{5}}, false},
+		{"recorded, boundary not yet written", "s", "s/auto/100", fakeTranscript{boundaries: []int64{50}}, false},
+		{"recorded, boundary written first, last line", "s", "s/auto/100", fakeTranscript{boundaries: []int64{100}, endsWith: true}, false},
+		{"a boundary after the record, then conversation", "s", "s/auto/100", fakeTranscript{boundaries: []int64{150}}, true},
+		{"two boundaries after the record", "s", "s/auto/100", fakeTranscript{boundaries: []int64{150, 300}, endsWith: true}, true},
+	} {
+		got, err := Missed(c.sid, c.last, c.tr)
+		if err != nil || got != c.want {
+			t.Errorf("%s: %v %v, want %v", c.name, got, err, c.want)
+		}
+	}
+	if _, err := Missed("s", "s/auto/1", fakeTranscript{err: errors.New("boom")}); err == nil {
+		t.Error("error lost")
+	}
+}
+
+func TestCompactedSince(t *testing.T) {
+	for _, c := range []struct {
+		name, sid, last string
+		tr              Boundaries
+		want            bool
+	}{
+		{"no transcript", "s", "s/auto/100", nil, false},
+		{"no record, never compacted", "s", "", fakeTranscript{}, false},
+		{"no record, compacted once", "s", "", fakeTranscript{boundaries: []int64{10}}, true},
+		{"another session's record", "s", "x/auto/100", fakeTranscript{boundaries: []int64{10}}, true},
+		{"nothing since the record", "s", "s/auto/100", fakeTranscript{boundaries: []int64{10}}, false},
+		{"a compaction since the record", "s", "s/auto/100", fakeTranscript{boundaries: []int64{10, 200}}, true},
+	} {
+		if got, err := CompactedSince(c.sid, c.last, c.tr); err != nil || got != c.want {
+			t.Errorf("%s: %v %v, want %v", c.name, got, err, c.want)
+		}
+	}
+}
+
+// A resume without a run is handed back only a compaction of its own that cairn recorded, that
+// came after the record, and that Claude has not answered since; without a record the
+// transcript is not asked anything.
+func TestPendingHandBack(t *testing.T) {
+	for _, c := range []struct {
+		name, sid, last string
+		tr              Boundaries
+		want            bool
+	}{
+		{"no transcript", "s", "s/auto/100", nil, false},
+		{"no record", "s", "", panicTranscript{}, false},
+		{"another session's record", "s", "x/auto/100", panicTranscript{}, false},
+		{"nothing since the record", "s", "s/auto/100", fakeTranscript{boundaries: []int64{10}}, false},
+		{"a compaction since, not answered", "s", "s/auto/100", fakeTranscript{boundaries: []int64{10, 200}}, true},
+		{"a compaction since, answered", "s", "s/auto/100", fakeTranscript{boundaries: []int64{200}, answered: true}, false},
+	} {
+		if got, err := PendingHandBack(c.sid, c.last, c.tr); err != nil || got != c.want {
+			t.Errorf("%s: %v %v, want %v", c.name, got, err, c.want)
+		}
+	}
+}
+
+// panicTranscript fails a test that reads the transcript when it should not.
+type panicTranscript struct{}
+
+func (panicTranscript) After(int64) (int, error)   { panic("After") }
+func (panicTranscript) EndsWithOne() (bool, error) { panic("EndsWithOne") }
+func (panicTranscript) Any() (bool, error)         { panic("Any: a whole-transcript scan") }
+func (panicTranscript) Answered() (bool, error)    { panic("Answered") }
+
+// Record writes the three records and one timeline line; a repeat for the same identity changes
+// no byte and writes no second checkpoint or line, even with the clock moving.
+func TestRecordOnceAndIdempotent(t *testing.T) {
+	root := t.TempDir()
+	tr := filepath.Join(t.TempDir(), "s.jsonl")
+	os.WriteFile(tr, []byte(`{"type":"assistant","message":{"id":"m","role":"assistant","content":[{"type":"tool_use","id":"t","name":"Write","input":{"file_path":"`+root+`/a.go","content":"x"}}]}}`+"\n"), 0o644)
+	os.MkdirAll(filepath.Join(root, ".agents", "runs", "r1"), 0o755)
+	os.WriteFile(filepath.Join(root, ".agents", "runs", "active"), []byte("r1\n"), 0o644)
+	t0 := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	env := Env{Files: safefile.Disk{Roots: []string{root}}, Root: root, Now: t0, Warn: func(string, ...any) {}}
+	in := Input{SessionID: "s", TranscriptPath: tr, Trigger: "auto"}
+	if err := Record(env, in); err != nil {
+		t.Fatal(err)
+	}
+	snapshot := func() map[string]string {
+		out := map[string]string{}
+		filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
+			if err == nil && fi.Mode().IsRegular() && !strings.Contains(p, safefile.LockDir) {
+				b, _ := os.ReadFile(p)
+				out[p] = string(b)
+			}
+			return nil
+		})
+		return out
+	}
+	first := snapshot()
+	mem := first[filepath.Join(root, ".agents", "runs", "r1", "MEMORY.md")]
+	if !strings.Contains(mem, "event=s/auto/") || !strings.Contains(mem, "  - a.go") {
+		t.Fatalf("whiteboard:\n%s", mem)
+	}
+	if !strings.Contains(first[sessionfile.Path(root)], "- Session: s · compaction:") {
+		t.Fatalf("session file:\n%s", first[sessionfile.Path(root)])
+	}
+	env.Now = t0.Add(time.Minute)
+	if err := Record(env, in); err != nil {
+		t.Fatal(err)
+	}
+	second := snapshot()
+	if len(first) != len(second) {
+		t.Fatalf("files %d → %d", len(first), len(second))
+	}
+	for p, b := range first {
+		if second[p] != b {
+			t.Errorf("%s changed", p)
+		}
+	}
+	tl := first[filepath.Join(root, timeline.File)]
+	if strings.Count(tl, "\n") != 1 || !strings.Contains(tl, `"event":"compaction"`) {
+		t.Fatalf("timeline %q", tl)
+	}
+	// A late record for a new identity (the transcript grew) says so on the whiteboard.
+	f, _ := os.OpenFile(tr, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("{}\n")
+	f.Close()
+	in.Late = true
+	if err := Record(env, in); err != nil {
+		t.Fatal(err)
+	}
+	mem2, _ := os.ReadFile(filepath.Join(root, ".agents", "runs", "r1", "MEMORY.md"))
+	if !bytes.Contains(mem2, []byte("recorded late by SessionStart")) {
+		t.Fatalf("%s", mem2)
+	}
+}

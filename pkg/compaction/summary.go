@@ -1,0 +1,66 @@
+package compaction
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/cairn-hooks/cairn/pkg/checkpoint"
+)
+
+// LastRecorded returns the identity, as written, of the newest compaction of session sid that
+// has an automatic checkpoint in cat (the catalog, as checkpoint.Catalog read it), or "". Unlike
+// Recorded (the project's last snapshot, whichever session took it), it is not confused by a
+// parallel session compacting.
+func LastRecorded(root string, cat []checkpoint.Cataloged, sid string) string {
+	c, ok := checkpoint.Latest(root, cat, checkpoint.KindAuto, sid, "")
+	if !ok || sid == "" {
+		return ""
+	}
+	return c.Event
+}
+
+// Summarize is PostCompact's record: Claude Code's own summary of the compaction that just
+// happened (summary: compact_summary as received) goes into that compaction's automatic
+// checkpoint (checkpoint.AttachSummary). Claude Code runs PostCompact after PreCompact and
+// SessionStart(compact) and before it writes the compaction's boundary (e2e/FINDINGS.md), so the
+// session's newest automatic checkpoint is this compaction's exactly when the transcript shows
+// no boundary after it (Missed). When it is not — PreCompact did not run and SessionStart did
+// not record it late — the compaction is recorded first, marked late. A repeated PostCompact
+// changes nothing.
+func Summarize(env Env, in Input, summary string) error {
+	if in.SessionID == "" {
+		return errors.New("no session_id in the payload: cannot tell which compaction this is")
+	}
+	var tr Boundaries
+	if in.TranscriptPath != "" {
+		tr = Transcript(in.TranscriptPath)
+	}
+	cat := checkpoint.Catalog(env.Root)
+	last := LastRecorded(env.Root, cat, in.SessionID)
+	missed, err := Missed(in.SessionID, last, tr)
+	if err != nil {
+		env.Warn("%v", err)
+	}
+	if missed || last == "" {
+		in.Late = true
+		if err := Record(env, in); err != nil {
+			return fmt.Errorf("recording the compaction PreCompact missed: %w", err)
+		}
+		if env.DryRun {
+			return nil // the checkpoint is only planned
+		}
+		cat = checkpoint.Catalog(env.Root)
+	}
+	text := checkpoint.CompactSummary(summary)
+	if text == "" {
+		return nil // nothing to keep; the checkpoint says what cairn saw
+	}
+	c, ok := checkpoint.Latest(env.Root, cat, checkpoint.KindAuto, in.SessionID, "")
+	if !ok {
+		return fmt.Errorf("no automatic checkpoint of session %s to keep Claude Code's summary in", in.SessionID)
+	}
+	if _, err := checkpoint.AttachSummary(env.Files, env.Root, c, text); err != nil {
+		return fmt.Errorf("keeping Claude Code's summary: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,136 @@
+// Package digest writes seed 000's session summary: completed tasks, parked items, items archived
+// today and recent commits, printed when short and saved under .temp/ when long.
+package digest
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cairn-hooks/cairn/pkg/parking"
+	"github.com/cairn-hooks/cairn/pkg/plain"
+	"github.com/cairn-hooks/cairn/pkg/safefile"
+)
+
+// MaxTerminalLines is seed 000's output-routing rule: a digest this long or shorter is printed;
+// a longer one goes to a file under .temp/ and the terminal gets a compact line and its path.
+const MaxTerminalLines = 10
+
+// Digest is the session summary of seed 000: completed tasks, parked items, the items archived
+// today (the seeds' "archived this session" is filtered by today's date, and so is this), the
+// items that expired today, shown apart so that a removal nobody asked for is not reported as
+// an archive, and recent commits.
+type Digest struct {
+	Today     time.Time
+	Completed []string             // subjects of the session's completed tasks
+	Parked    []parking.Item       // open items
+	Archived  []parking.AuditEntry // items archived today (seed 000: "ts matching today's date")
+	Expired   []parking.AuditEntry // items removed today at 30 days, kept apart from the archived
+	Commits   []string             // "<hash> <subject>", newest first
+}
+
+// Markdown returns the digest in seed 000's layout. Sections with nothing to say are left out;
+// when all are empty a single line says so. The text ends with a newline.
+//
+//	## Session Summary — <date>
+//
+//	### Completed
+//	- <task>
+//
+//	### Parked / Pending (<N> items)
+//	- [ ] <item> — <description>
+//
+//	### Archived this session
+//	- <item> — <ts>
+//
+//	### Expired today (30 days old)
+//	- <item> — <ts>
+//
+//	### Recent commits
+//	- <hash> <message>
+func (d Digest) Markdown() string {
+	var b strings.Builder
+	b.WriteString("## Session Summary — " + d.Today.Format(parking.DateLayout) + "\n")
+	section := func(title string, lines []string) {
+		if len(lines) == 0 {
+			return
+		}
+		b.WriteString("\n### " + title + "\n")
+		for _, l := range lines {
+			b.WriteString(l + "\n")
+		}
+	}
+	var completed, parked, archived, expired, commits []string
+	for _, t := range d.Completed {
+		completed = append(completed, "- "+plain.Field(t, 0))
+	}
+	for _, it := range d.Parked {
+		parked = append(parked, parking.Line(it, d.Today))
+	}
+	for _, e := range d.Archived {
+		archived = append(archived, "- "+plain.Field(e.Item, 0)+" — "+e.TS)
+	}
+	for _, e := range d.Expired {
+		expired = append(expired, "- "+plain.Field(e.Item, 0)+" — "+e.TS)
+	}
+	for _, c := range d.Commits {
+		commits = append(commits, "- "+plain.Field(c, 0))
+	}
+	section("Completed", completed)
+	section(fmt.Sprintf("Parked / Pending (%d %s)", len(parked), plural(len(parked), "item", "items")), parked)
+	section("Archived this session", archived)
+	section("Expired today (30 days old)", expired)
+	section("Recent commits", commits)
+	if len(completed)+len(parked)+len(archived)+len(expired)+len(commits) == 0 {
+		b.WriteString("\nNothing completed, parked, archived or committed this session.\n")
+	}
+	return b.String()
+}
+
+// Compact is the terminal's line for a digest written to path (relative to the project root).
+func (d Digest) Compact(path string) string {
+	return fmt.Sprintf("Session summary — %s: %d completed, %d parked, %d archived, %d %s\n→ %s\n",
+		d.Today.Format(parking.DateLayout), len(d.Completed), len(d.Parked), len(d.Archived),
+		len(d.Commits), plural(len(d.Commits), "commit", "commits"), filepath.ToSlash(path))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// Lines counts the lines of text.
+func Lines(text string) int {
+	return strings.Count(strings.TrimSuffix(text, "\n"), "\n") + 1
+}
+
+// errTaken stops SaveDigest's attempt at a name that exists.
+var errTaken = errors.New("exists")
+
+// SaveDigest writes text to .temp/output-session-summary-<date>.md under root, or to -2, -3, …
+// when that name exists: it never overwrites. It returns the path written, relative to root.
+func SaveDigest(w safefile.Writer, root string, today time.Time, text string) (string, error) {
+	base := "output-session-summary-" + today.Format(parking.DateLayout)
+	for n := 1; n < 10000; n++ {
+		name := base + ".md"
+		if n > 1 {
+			name = fmt.Sprintf("%s-%d.md", base, n)
+		}
+		rel := filepath.Join(".temp", name)
+		_, err := w.Update(filepath.Join(root, rel), 0o644, func(_ []byte, exists bool) ([]byte, error) {
+			if exists {
+				return nil, errTaken
+			}
+			return []byte(text), nil
+		})
+		if errors.Is(err, errTaken) {
+			continue
+		}
+		return rel, err
+	}
+	return "", errors.New(".temp: too many session summaries for one day")
+}

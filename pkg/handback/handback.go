@@ -1,0 +1,184 @@
+// Package handback decides what SessionStart gives back to Claude, with or without a run
+// (SPEC §3 and §10). Start.Text is the whole decision, in this order:
+//
+//  1. After a compaction (source=compact) whose PreCompact did not run (compaction.Missed), the
+//     compaction is recorded now, late (compaction.Record). A resume looks for a compaction since
+//     the last snapshot instead (compaction.CompactedSince).
+//  2. Without an active run: after a compaction, the hand-back of that compaction
+//     (brief.AfterCompaction: exact paths, open tasks, parked count, checkpoint), and again at a
+//     resume straight after one, before Claude has answered (compaction.PendingHandBack: a
+//     client may have dropped SessionStart(compact)'s context); at startup and after /clear, a
+//     pointer to this branch's newest hand-off of another session when it is under 7 days old
+//     (brief.HandoffPointer); at any other resume and at fork, nothing — the conversation is
+//     there.
+//  3. With an active run: the read order of seed 001 (brief.ReadOrder), and after a compaction the
+//     whiteboard itself, the restore protocol and the newest checkpoint; at startup and after
+//     /clear the hand-off pointer follows the read order.
+//
+// CAIRN_HANDBACK=off (from settings.json's env) turns off everything but a run's read order,
+// which was asked for by starting the run.
+package handback
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cairn-hooks/cairn/pkg/brief"
+	"github.com/cairn-hooks/cairn/pkg/checkpoint"
+	"github.com/cairn-hooks/cairn/pkg/compaction"
+	"github.com/cairn-hooks/cairn/pkg/parking"
+	"github.com/cairn-hooks/cairn/pkg/project"
+	"github.com/cairn-hooks/cairn/pkg/runstate"
+	"github.com/cairn-hooks/cairn/pkg/safefile"
+)
+
+// enabled reads CAIRN_HANDBACK, which settings.json's env block passes to hooks: off, 0, false
+// or no turn the hand-back off.
+func enabled(env project.Env) bool {
+	switch strings.ToLower(strings.TrimSpace(env.Get("CAIRN_HANDBACK"))) {
+	case "off", "0", "false", "no":
+		return false
+	}
+	return true
+}
+
+// pointerAge is how old a hand-off may be and still be pointed to at startup (SPEC §10).
+const pointerAge = 7 * 24 * time.Hour
+
+// Start is one SessionStart: the payload's fields that matter and the project it runs in.
+type Start struct {
+	SessionID, Source, TranscriptPath string
+	Root, Config, Branch              string
+	Env                               project.Env
+	Files                             safefile.Writer
+	Now                               func() time.Time
+	DryRun                            bool
+	Warn                              func(format string, args ...any) // a problem that does not stop the hook
+	Run                               runstate.Run                     // the active run, when RunErr is nil
+	RunErr                            error                            // runstate.ErrNoActive without one
+}
+
+// Text records a compaction PreCompact missed and returns what SessionStart tells Claude ("" for
+// nothing). An error is one that leaves nothing to say (a damaged active run); the rest are
+// warnings.
+func (s Start) Text() (string, error) {
+	now := s.Now()
+	on := enabled(s.Env)
+	// The catalog of cairn's checkpoints, read once (again after a late record changes it).
+	var cat []checkpoint.Cataloged
+	catRead := false
+	catalog := func() []checkpoint.Cataloged {
+		if !catRead {
+			cat, catRead = checkpoint.Catalog(s.Root), true
+		}
+		return cat
+	}
+	var tr compaction.Boundaries
+	if s.TranscriptPath != "" {
+		tr = compaction.Transcript(s.TranscriptPath)
+	}
+	compacted := false
+	switch s.Source {
+	case "compact":
+		compacted = true
+		missed, err := compaction.Missed(s.SessionID, compaction.LastRecorded(s.Root, catalog(), s.SessionID), tr)
+		if err != nil {
+			s.Warn("%v", err)
+		}
+		if missed {
+			if err := compaction.Record(
+				compaction.Env{Files: s.Files, Root: s.Root, Config: s.Config, Now: now, Warn: s.Warn, DryRun: s.DryRun},
+				compaction.Input{SessionID: s.SessionID, TranscriptPath: s.TranscriptPath, Trigger: "auto", Late: true},
+			); err != nil {
+				s.Warn("recording the compaction PreCompact missed: %v", err)
+			}
+			catRead = false
+		}
+	case "resume":
+		last := compaction.LastRecorded(s.Root, catalog(), s.SessionID)
+		var err error
+		if s.RunErr == nil {
+			compacted, err = compaction.CompactedSince(s.SessionID, last, tr) // SPEC §3, for the whiteboard
+		} else if on {
+			compacted, err = compaction.PendingHandBack(s.SessionID, last, tr)
+		}
+		if err != nil {
+			s.Warn("%v", err)
+		}
+	}
+	var pointer string
+	if on && (s.Source == "startup" || s.Source == "clear") {
+		pointer = handoffPointer(s.Root, catalog(), s.SessionID, s.Branch, now)
+	}
+	if errors.Is(s.RunErr, runstate.ErrNoActive) {
+		// After a compaction, and at a resume straight after one (a client that drops
+		// SessionStart(compact)'s context, as 2.1.100 does after /compact, hands it back at the
+		// next resume).
+		if on && compacted {
+			return s.afterCompaction(catalog()), nil
+		}
+		return pointer, nil
+	}
+	if s.RunErr != nil {
+		return "", s.RunErr
+	}
+	newest := ""
+	if compacted {
+		if c, ok := checkpoint.Latest(s.Root, catalog(), checkpoint.KindAuto, s.SessionID, ""); ok && s.SessionID != "" {
+			newest = c.File // this compaction's own checkpoint
+		} else if p, ok := checkpoint.Newest(s.Root); ok {
+			newest, _ = filepath.Rel(s.Root, p)
+			newest = filepath.ToSlash(newest)
+		}
+	}
+	text := brief.ReadOrder(s.Root, s.Run, compacted, newest)
+	if pointer != "" {
+		text += "\n" + pointer // the read order at startup is a short list: both fit the budget
+	}
+	return text, nil
+}
+
+// handoffPointer is the pointer to this branch's newest hand-off of a session other than sid, or "" when
+// there is none under pointerAge.
+func handoffPointer(root string, cat []checkpoint.Cataloged, sid, branch string, now time.Time) string {
+	for i := len(cat) - 1; i >= 0; i-- {
+		c := cat[i]
+		if c.Kind != checkpoint.KindHandoff || c.Branch != branch || c.Session == sid && sid != "" {
+			continue
+		}
+		if c.Time.After(now.Add(time.Minute)) {
+			continue // written under a clock that was ahead, or by hand: not pointed to for ever
+		}
+		if now.Sub(c.Time) > pointerAge {
+			return ""
+		}
+		if !safefile.IsFile(root, c.Path(root)) {
+			continue
+		}
+		return brief.HandoffPointer(brief.Pointer{Checkpoint: c.File, Branch: branch, Ended: c.Time, Doing: c.Line}, now)
+	}
+	return ""
+}
+
+// afterCompaction is the hand-back of the compaction this session just went through, from its
+// automatic checkpoint, or "" when there is none.
+func (s Start) afterCompaction(cat []checkpoint.Cataloged) string {
+	c, ok := checkpoint.Latest(s.Root, cat, checkpoint.KindAuto, s.SessionID, "")
+	if !ok || s.SessionID == "" {
+		return ""
+	}
+	data, err := safefile.ReadHead(s.Root, c.Path(s.Root), checkpoint.MaxRead)
+	if err != nil {
+		s.Warn("%s: %v", c.File, err)
+		return ""
+	}
+	fm, body := checkpoint.SplitLoose(data)
+	_, sec := checkpoint.ParseBody(body)
+	h := brief.Compacted{Checkpoint: c.File, Files: checkpoint.ReadFrontmatter(fm).Files, Tasks: checkpoint.TaskLines(sec.Remaining)}
+	if n, err := parking.New(s.Root, s.Config, s.Files, s.Now).Count(); err == nil {
+		h.Parked = n
+	}
+	return brief.AfterCompaction(h)
+}

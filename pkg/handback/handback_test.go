@@ -1,0 +1,236 @@
+package handback
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairn-hooks/cairn/pkg/checkpoint"
+	"github.com/cairn-hooks/cairn/pkg/compaction"
+	"github.com/cairn-hooks/cairn/pkg/project"
+	"github.com/cairn-hooks/cairn/pkg/runstate"
+	"github.com/cairn-hooks/cairn/pkg/safefile"
+)
+
+// The pointer names this branch's newest hand-off of another session while it is under 7 days
+// old, and nothing after; one dated in the future is passed over, or it would be pointed to for
+// ever.
+func TestPointer(t *testing.T) {
+	root := t.TempDir()
+	ended := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+	files := safefile.Disk{Roots: []string{root}}
+	for _, h := range []checkpoint.HandoffInput{
+		{SessionID: "old", Branch: "main", Now: ended.Add(-time.Hour), Doing: "older work"},
+		{SessionID: "s1", Branch: "main", Now: ended, Doing: "the lexer"},
+		{SessionID: "s9", Branch: "feat", Now: ended.Add(time.Hour), Doing: "another branch"},
+		{SessionID: "s8", Branch: "main", Now: ended.Add(8 * 24 * time.Hour), Doing: "from the future"},
+	} {
+		if _, err := checkpoint.Handoff(files, root, h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := handoffPointer(root, checkpoint.Catalog(root), "s2", "main", ended.Add(6*24*time.Hour))
+	if !strings.Contains(p, "ended 6d ago (2026-11-20 09:00 UTC)") || !strings.Contains(p, "It was working on: the lexer.") {
+		t.Fatalf("%q", p)
+	}
+	if p := handoffPointer(root, checkpoint.Catalog(root), "s1", "main", ended.Add(time.Hour)); !strings.Contains(p, "older work") {
+		t.Fatalf("a session is pointed to its own hand-off: %q", p)
+	}
+	if p := handoffPointer(root, checkpoint.Catalog(root), "s2", "main", ended.Add(7*24*time.Hour+time.Minute)); p != "" {
+		t.Fatalf("a hand-off over 7 days old: %q", p)
+	}
+	if p := handoffPointer(root, checkpoint.Catalog(root), "s2", "none", ended); p != "" {
+		t.Fatalf("a branch without a hand-off: %q", p)
+	}
+}
+
+func TestEnabled(t *testing.T) {
+	for v, want := range map[string]bool{"": true, "on": true, "off": false, "OFF": false, " 0 ": false, "false": false, "no": false, "1": true} {
+		if got := enabled(project.Env{"CAIRN_HANDBACK": v}); got != want {
+			t.Errorf("CAIRN_HANDBACK=%q: %v", v, got)
+		}
+	}
+}
+
+// fixture is a project with a hand-off left by session "prev" on main an hour ago, and a
+// transcript in which session "s1" wrote a.go.
+type fixture struct {
+	root, transcript string
+	now              time.Time
+	files            safefile.Disk
+}
+
+func newFixture(t *testing.T) fixture {
+	t.Helper()
+	f := fixture{root: t.TempDir(), now: time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)}
+	f.files = safefile.Disk{Roots: []string{f.root}}
+	f.transcript = filepath.Join(t.TempDir(), "s1.jsonl")
+	line := `{"type":"assistant","message":{"id":"m","role":"assistant","content":[{"type":"tool_use","id":"t","name":"Write","input":{"file_path":"` + f.root + `/a.go","content":"x"}}]}}` + "\n"
+	if err := os.WriteFile(f.transcript, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := checkpoint.Handoff(f.files, f.root, checkpoint.HandoffInput{SessionID: "prev", Branch: "main", Now: f.now.Add(-time.Hour), Doing: "the lexer"}); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func (f fixture) start(source string, env project.Env) Start {
+	r, err := runstate.Active(f.root)
+	return Start{SessionID: "s1", Source: source, TranscriptPath: f.transcript, Root: f.root, Branch: "main",
+		Env: env, Files: f.files, Now: func() time.Time { return f.now }, Warn: func(string, ...any) {}, Run: r, RunErr: err}
+}
+
+func (f fixture) autoCheckpoints() []checkpoint.Cataloged {
+	var out []checkpoint.Cataloged
+	for _, c := range checkpoint.Catalog(f.root) {
+		if c.Kind == checkpoint.KindAuto {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (f fixture) precompact(t *testing.T) {
+	t.Helper()
+	err := compaction.Record(compaction.Env{Files: f.files, Root: f.root, Now: f.now, Warn: func(string, ...any) {}},
+		compaction.Input{SessionID: "s1", TranscriptPath: f.transcript, Trigger: "manual"})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func text(t *testing.T, s Start) string {
+	t.Helper()
+	out, err := s.Text()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// Without a run: the pointer at startup and /clear, nothing at resume or fork, and nothing at
+// all with CAIRN_HANDBACK=off.
+func TestTextWithoutRun(t *testing.T) {
+	f := newFixture(t)
+	for _, src := range []string{"startup", "clear"} {
+		if got := text(t, f.start(src, nil)); !strings.Contains(got, "the lexer") || !strings.Contains(got, "/context-restore") {
+			t.Errorf("%s: %q, want the pointer to the hand-off", src, got)
+		}
+	}
+	for _, src := range []string{"resume", "fork"} {
+		if got := text(t, f.start(src, nil)); got != "" {
+			t.Errorf("%s: %q, want nothing", src, got)
+		}
+	}
+	off := project.Env{"CAIRN_HANDBACK": "off"}
+	for _, src := range []string{"startup", "clear", "compact"} {
+		if got := text(t, f.start(src, off)); got != "" {
+			t.Errorf("%s with CAIRN_HANDBACK=off: %q", src, got)
+		}
+	}
+}
+
+// After a compaction PreCompact recorded: the hand-back of that compaction, and no second record.
+func TestTextAfterCompaction(t *testing.T) {
+	f := newFixture(t)
+	f.precompact(t)
+	got := text(t, f.start("compact", nil))
+	auto := f.autoCheckpoints()
+	if len(auto) != 1 {
+		t.Fatalf("%d automatic checkpoints, want PreCompact's one", len(auto))
+	}
+	if !strings.Contains(got, "cairn hand-back after this compaction") || !strings.Contains(got, auto[0].File) || !strings.Contains(got, "- a.go") {
+		t.Errorf("after the compaction: %q", got)
+	}
+	if strings.Contains(got, "the lexer") {
+		t.Errorf("the hand-off pointer after a compaction: %q", got)
+	}
+}
+
+// At a resume whose transcript shows the compaction since PreCompact's record and no answer
+// after it (the client may have dropped SessionStart(compact)'s context), the hand-back comes
+// again; at a resume with no compaction since, or once Claude has answered, nothing.
+func TestTextAtResumeAfterCompaction(t *testing.T) {
+	f := newFixture(t)
+	f.precompact(t)
+	if got := text(t, f.start("resume", nil)); got != "" {
+		t.Fatalf("a resume before the boundary: %q", got)
+	}
+	fh, err := os.OpenFile(f.transcript, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fh.WriteString(`{"type":"system","subtype":"compact_boundary","content":"Conversation compacted"}` + "\n" + `{"type":"user","message":{"role":"user","content":"go on"}}` + "\n")
+	fh.Close()
+	got := text(t, f.start("resume", nil))
+	if auto := f.autoCheckpoints(); len(auto) != 1 || !strings.Contains(got, "cairn hand-back after this compaction") || !strings.Contains(got, auto[0].File) {
+		t.Errorf("a resume after the compaction: %q", got)
+	}
+	if got := text(t, f.start("resume", project.Env{"CAIRN_HANDBACK": "off"})); got != "" {
+		t.Errorf("with CAIRN_HANDBACK=off: %q", got)
+	}
+	// Once Claude has answered after the compaction, the session has worked from there: a later
+	// resume does not hand the same paths and tasks back again.
+	fh, err = os.OpenFile(f.transcript, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fh.WriteString(`{"type":"assistant","message":{"id":"m2","role":"assistant","model":"m","content":[{"type":"text","text":"going on"}]}}` + "\n")
+	fh.Close()
+	if got := text(t, f.start("resume", nil)); got != "" {
+		t.Errorf("a resume after Claude answered since the compaction: %q", got)
+	}
+}
+
+// After a compaction PreCompact missed: it is recorded late, once, and handed back.
+func TestTextRecordsMissedCompaction(t *testing.T) {
+	f := newFixture(t)
+	got := text(t, f.start("compact", nil))
+	auto := f.autoCheckpoints()
+	if len(auto) != 1 || !strings.Contains(got, auto[0].File) {
+		t.Fatalf("the missed compaction: %d automatic checkpoints, text %q", len(auto), got)
+	}
+	text(t, f.start("compact", nil))
+	if n := len(f.autoCheckpoints()); n != 1 {
+		t.Errorf("a repeated SessionStart(compact) recorded again: %d automatic checkpoints", n)
+	}
+}
+
+// With a run: the read order at startup, followed by the pointer; after a compaction the
+// whiteboard and this compaction's checkpoint; with CAIRN_HANDBACK=off the read order alone.
+func TestTextWithRun(t *testing.T) {
+	f := newFixture(t)
+	dir := filepath.Join(f.root, ".agents", "runs", "r1")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "state.json"), []byte("{\n  \"run_id\": \"r1\"\n}\n"), 0o644)
+	os.WriteFile(filepath.Join(f.root, ".agents", "runs", "active"), []byte("r1\n"), 0o644)
+
+	got := text(t, f.start("startup", nil))
+	order, pointer := strings.Index(got, ".agents/runs/r1/state.json"), strings.Index(got, "the lexer")
+	if order < 0 || pointer < order {
+		t.Errorf("startup with a run: %q, want the read order and then the pointer", got)
+	}
+	if got := text(t, f.start("startup", project.Env{"CAIRN_HANDBACK": "off"})); !strings.Contains(got, ".agents/runs/r1/state.json") || strings.Contains(got, "the lexer") {
+		t.Errorf("startup with a run, CAIRN_HANDBACK=off: %q", got)
+	}
+	f.precompact(t)
+	got = text(t, f.start("compact", nil))
+	auto := f.autoCheckpoints()
+	if len(auto) != 1 || !strings.Contains(got, ".agents/runs/r1/MEMORY.md") || !strings.Contains(got, auto[0].File) {
+		t.Errorf("after a compaction with a run: %q", got)
+	}
+}
+
+// A damaged active run leaves nothing to say: the error is the hook's.
+func TestTextRunError(t *testing.T) {
+	f := newFixture(t)
+	s := f.start("startup", nil)
+	s.RunErr = errors.New("active run: damaged")
+	if _, err := s.Text(); err == nil {
+		t.Error("no error for a damaged run")
+	}
+}

@@ -1,0 +1,183 @@
+// Package handoff decides whether a session that ends leaves a hand-off checkpoint, and
+// gathers what goes in it (seed 002's "prepare handoff summary"). SessionEnd calls Write; the
+// checkpoint itself is package checkpoint's (Handoff), and what SessionStart hands back from it
+// is package brief's.
+//
+// A session leaves a hand-off when it did work since its last checkpoint of cairn's — its last
+// automatic checkpoint or its last hand-off, from the catalog:
+//   - it edited files (the transcript after that checkpoint and after the last boundary);
+//   - its tasks changed (a task tool in those lines, or a task list whose fingerprint differs
+//     from the one the catalog kept);
+//   - it compacted (an automatic checkpoint newer than its last hand-off).
+//
+// Everything is read once and bounded: one small catalog, the transcript from its end (at most
+// 256 MiB, and only what came after the last checkpoint for the edits), the task files, at most
+// maxAutos automatic checkpoints and the parked items. SessionEnd shares 1.5 s with every other
+// SessionEnd hook; this costs a few milliseconds (docs/BENCHMARKS.md).
+package handoff
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cairn-hooks/cairn/pkg/checkpoint"
+	"github.com/cairn-hooks/cairn/pkg/parking"
+	"github.com/cairn-hooks/cairn/pkg/project"
+	"github.com/cairn-hooks/cairn/pkg/registry"
+	"github.com/cairn-hooks/cairn/pkg/runstate"
+	"github.com/cairn-hooks/cairn/pkg/safefile"
+	"github.com/cairn-hooks/cairn/pkg/tasks"
+	"github.com/cairn-hooks/cairn/pkg/transcript"
+)
+
+// maxAutos is how many of the session's automatic checkpoints give their files to the hand-off.
+const maxAutos = 5
+
+// Env is what Write needs of the hook that calls it.
+type Env struct {
+	Files        safefile.Writer
+	Root, Config string
+	Now          func() time.Time
+	Warn         func(format string, args ...any)
+}
+
+// Input describes the session that ends.
+type Input struct {
+	SessionID, TranscriptPath, Reason string
+}
+
+// Write leaves the session's hand-off when it did work since its last checkpoint, and returns
+// it; written is false when there was nothing new to hand off.
+func Write(env Env, in Input) (saved checkpoint.Saved, written bool, err error) {
+	if in.SessionID == "" {
+		return saved, false, errors.New("no session_id in the payload")
+	}
+	cat := checkpoint.Catalog(env.Root)
+	var autos []checkpoint.Cataloged // the session's, newest first
+	var last *checkpoint.Cataloged   // its newest checkpoint of either kind
+	var prev *checkpoint.Cataloged   // its hand-off
+	for i := len(cat) - 1; i >= 0; i-- {
+		c := &cat[i]
+		if c.Session != in.SessionID {
+			continue
+		}
+		if last == nil {
+			last = c
+		}
+		switch c.Kind {
+		case checkpoint.KindAuto:
+			autos = append(autos, *c)
+		case checkpoint.KindHandoff:
+			if prev == nil {
+				prev = c
+			}
+		}
+	}
+
+	// What came after the last checkpoint: an automatic one records the transcript's length at
+	// its compaction in its identity, a hand-off its own.
+	from := int64(0)
+	if last != nil {
+		from = max(from, sizeOf(*last))
+	}
+	var tr transcript.Handoff
+	if in.TranscriptPath != "" {
+		if tr, err = transcript.ForHandoff(in.TranscriptPath, env.Root, from); err != nil {
+			env.Warn("%v", err)
+		}
+	}
+	var all []tasks.Task
+	if env.Config != "" {
+		if all, err = tasks.ForSession(env.Config, in.SessionID); err != nil {
+			env.Warn("%v", err)
+		}
+	}
+	open, done := tasks.Open(all), tasks.Completed(all)
+	print := checkpoint.TaskPrint(open, done)
+
+	compacted := len(autos) > 0 && (prev == nil || autos[0].Time.After(prev.Time))
+	tasksChanged := tr.Tasks || print != "" && (last == nil || last.Tasks != print)
+	if len(tr.Edited) == 0 && !tasksChanged && !compacted {
+		return saved, false, nil
+	}
+
+	now := env.Now()
+	hi := checkpoint.HandoffInput{
+		SessionID: in.SessionID, Reason: in.Reason, Branch: project.Branch(env.Root), Now: now,
+		Prompts: tr.Prompts, LastReply: tr.LastText, Open: open, Size: tr.Size, Tasks: print,
+	}
+	if started, ok := registry.New(env.Files, env.Root).Started(in.SessionID); ok {
+		hi.Started = started
+	}
+	if r, err := runstate.Active(env.Root); err == nil {
+		st, _, _ := runstate.Load(env.Root, r)
+		hi.Run, hi.State = &r, &st
+	}
+	if n, err := parking.New(env.Root, env.Config, env.Files, env.Now).Count(); err == nil {
+		hi.Parked = n
+	}
+	var files []string
+	for i, a := range autos {
+		if i == maxAutos {
+			break
+		}
+		sum, fs := readAuto(env.Root, a)
+		if i == 0 {
+			hi.Summary, hi.SummaryOf = sum, a.File
+		}
+		files = append(files, fs...)
+	}
+	if in.TranscriptPath != "" {
+		if tr.Prompts, tr.LastText, err = transcript.LastWords(in.TranscriptPath, 3); err != nil {
+			env.Warn("%v", err)
+		}
+	}
+	hi.Prompts, hi.LastReply = tr.Prompts, tr.LastText
+	hi.Files = tr.Edited
+	for _, f := range files {
+		if !slices.Contains(hi.Files, f) {
+			hi.Files = append(hi.Files, f)
+		}
+	}
+	hi.Doing = doing(open, tr.Prompts)
+	saved, err = checkpoint.Handoff(env.Files, env.Root, hi)
+	return saved, err == nil || saved.Rel != "", err
+}
+
+// sizeOf is the transcript length a checkpoint of the catalog was taken at; 0 when unknown.
+func sizeOf(c checkpoint.Cataloged) int64 {
+	if c.Kind == checkpoint.KindHandoff {
+		return max(c.Size, 0)
+	}
+	if id, ok := checkpoint.ParseCompactionID(c.Event); ok {
+		return max(id.Size, 0)
+	}
+	return 0
+}
+
+// readAuto reads Claude Code's summary and the files an automatic checkpoint kept.
+func readAuto(root string, c checkpoint.Cataloged) (summary string, files []string) {
+	data, err := safefile.ReadHead(root, c.Path(root), checkpoint.MaxRead)
+	if err != nil {
+		return "", nil
+	}
+	fm, body := checkpoint.SplitLoose(data)
+	_, sec := checkpoint.ParseBody(body)
+	return checkpoint.ClaudeSummary(sec.Summary), checkpoint.ReadFrontmatter(fm).Files
+}
+
+// doing is the one line of what the session was doing: the task in progress, else the last
+// thing the user asked.
+func doing(open []tasks.Task, prompts []string) string {
+	for _, t := range open {
+		if t.Status == tasks.StatusInProgress && strings.TrimSpace(t.Subject) != "" {
+			return t.Subject
+		}
+	}
+	if len(prompts) > 0 {
+		return prompts[0]
+	}
+	return ""
+}

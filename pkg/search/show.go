@@ -1,0 +1,178 @@
+package search
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cairn-hooks/cairn/pkg/checkpoint"
+	"github.com/cairn-hooks/cairn/pkg/parking"
+	"github.com/cairn-hooks/cairn/pkg/safefile"
+	"github.com/cairn-hooks/cairn/pkg/timeline"
+)
+
+// Item is one item, whole, as Show reads it from its file.
+type Item struct {
+	ID     string
+	Kind   Kind
+	Title  string
+	Branch string
+	Time   time.Time // zero when unknown
+	Path   string    // the file, relative to the root, with '/'
+	// Text is the whole item: a checkpoint's file, a parked item's bullet (or legacy file), an
+	// archived or expired item's text as the audit log keeps it, a timeline event's fields.
+	Text string
+}
+
+// ErrNotFound reports an id that names no item.
+var ErrNotFound = errors.New("no such item")
+
+// Show returns the item id names (an id from Search) in the project cfg.Root, reading only the
+// project's files: it needs no index (cfg.CacheDir is not used), so it works while one is
+// missing or damaged.
+func Show(cfg Config, id string) (Item, error) {
+	root := cfg.Root
+	if abs, err := filepath.Abs(root); err == nil {
+		root = abs
+	}
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	return newCorpus(root, cfg.ConfigDir, now).show(id)
+}
+
+// IsItemID reports whether id names an item other than a checkpoint (a checkpoint's id is its
+// file name without ".md").
+func IsItemID(id string) bool {
+	k, _, ok := strings.Cut(id, ":")
+	if !ok {
+		return false
+	}
+	switch kindByName(k) {
+	case Parked, Archived, Expired, Timeline:
+		return true
+	}
+	return false
+}
+
+func notFound(id string) error { return fmt.Errorf("%q: %w", id, ErrNotFound) }
+
+func (c *corpus) show(id string) (Item, error) {
+	id = strings.TrimSpace(id)
+	k, rest, hasKind := strings.Cut(id, ":")
+	if !hasKind {
+		return c.showCheckpoint(id)
+	}
+	switch kind := kindByName(k); kind {
+	case Parked:
+		items, err := c.parkedItems()
+		for _, it := range items {
+			if it.Slug == rest {
+				return Item{ID: id, Kind: Parked, Title: it.Name, Time: timeOf(parkedTime(it)), Path: parkedRel, Text: it.Text}, nil
+			}
+		}
+		if err != nil {
+			return Item{}, err
+		}
+	case Archived, Expired:
+		return c.showLine(id, rest, []string{auditRel, legacyAuditRel}, func(line []byte) (Item, bool) {
+			e, ok := parking.ParseAuditLine(line)
+			if !ok || auditID(e, line) != id {
+				return Item{}, false
+			}
+			text := e.Text
+			if text == "" {
+				text = e.Item
+			}
+			return Item{ID: id, Kind: auditKind(e.Action), Title: e.Item, Time: e.Time(), Text: text}, true
+		})
+	case Timeline:
+		return c.showLine(id, rest, []string{timelineRel}, func(line []byte) (Item, bool) {
+			ev, ok := timeline.Parse(line)
+			if !ok || timelineID(ev, line) != id {
+				return Item{}, false
+			}
+			return Item{ID: id, Kind: Timeline, Title: timelineTitle(ev), Branch: ev.Branch, Time: ev.Time, Text: eventText(ev)}, true
+		})
+	}
+	return Item{}, notFound(id)
+}
+
+func timeOf(unix int64) time.Time {
+	if unix == 0 {
+		return time.Time{}
+	}
+	return time.Unix(unix, 0)
+}
+
+func (c *corpus) showCheckpoint(id string) (Item, error) {
+	name := id + ".md"
+	if strings.ContainsAny(id, `/\`) || id == "" {
+		return Item{}, notFound(id)
+	}
+	if _, _, ok := checkpoint.SplitName(name); !ok {
+		return Item{}, notFound(id)
+	}
+	rel := c.ckpts + "/" + name
+	data, err := safefile.ReadHead(c.root, c.abs(rel), checkpoint.MaxRead)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Item{}, notFound(id)
+	}
+	if err != nil {
+		return Item{}, err
+	}
+	p := parseCheckpoint(name, data)
+	return Item{ID: id, Kind: p.kind, Title: p.title, Branch: p.branch, Time: p.time, Path: rel, Text: string(data)}, nil
+}
+
+// showLine finds the line of one of the files whose id is id. An id that carries a time only
+// parses the lines that hold that time.
+func (c *corpus) showLine(id, rest string, files []string, match func([]byte) (Item, bool)) (Item, error) {
+	want := func([]byte) bool { return true }
+	if len(rest) > len(idTime) && rest[len(idTime)] == '-' {
+		t, err := time.Parse(idTime, rest[:len(idTime)])
+		if err != nil {
+			return Item{}, notFound(id)
+		}
+		ts := []byte(t.Format("2006-01-02T15:04:05"))
+		want = func(l []byte) bool { return bytes.Contains(l, ts) }
+	}
+	for _, rel := range files {
+		var found Item
+		ok := false
+		err := c.scanLines(rel, want, func(line []byte) bool {
+			found, ok = match(line)
+			return !ok
+		})
+		if ok {
+			found.Path = rel
+			return found, nil
+		}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return Item{}, err
+		}
+	}
+	return Item{}, notFound(id)
+}
+
+// eventText writes a timeline event's fields, one per line.
+func eventText(ev timeline.Event) string {
+	var b strings.Builder
+	for _, f := range [][2]string{
+		{"event", ev.Event}, {"session", ev.Session}, {"branch", ev.Branch}, {"source", ev.Source},
+		{"trigger", ev.Trigger}, {"reason", ev.Reason}, {"checkpoint", ev.Checkpoint},
+	} {
+		if f[1] != "" {
+			fmt.Fprintf(&b, "%s: %s\n", f[0], f[1])
+		}
+	}
+	if !ev.Time.IsZero() {
+		fmt.Fprintf(&b, "time: %s\n", ev.Time.UTC().Format(time.RFC3339))
+	}
+	return b.String()
+}
