@@ -245,7 +245,7 @@ func prune(files safefile.Writer, root string, now time.Time, session string, dr
 			note = "not removed: its kind is now " + k + ", so it is no longer cairn's to prune"
 		}
 		if err := timeline.Append(files, root, timeline.Event{
-			Time: now, Event: timeline.Pruned, Session: session, Branch: c.Branch, Checkpoint: c.File, Note: note,
+			Time: now, Event: timeline.Pruned, Session: session, Branch: c.Branch, Checkpoint: c.File, Compaction: c.Event, Note: note,
 		}); err != nil {
 			errs = append(errs, err)
 			continue // not logged: not removed

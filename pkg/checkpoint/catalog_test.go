@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -321,5 +322,54 @@ func TestTaskLines(t *testing.T) {
 	want := []string{"1. [in progress] a (task 3)", "2. b", "- … 4 more"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("%q", got)
+	}
+}
+
+// More compactions in one second than retention keeps: the pruned checkpoint's name is free
+// again, and the next automatic checkpoint of that second takes it (the concurrency suite met
+// this). Each pruning line therefore names the compaction whose checkpoint it removed, and that
+// compaction has no checkpoint left, whatever file now has the name.
+func TestPrunedLineNamesItsCompaction(t *testing.T) {
+	root := t.TempDir()
+	for i := 0; i < RetainPerBranch+3; i++ {
+		makeAuto(t, root, "s1", "main", t0, 100+i)
+	}
+	events := map[string]string{} // file name -> compaction of the checkpoint there now
+	names, _ := Names(root)
+	for _, n := range names {
+		ev, ok := eventOf(root, filepath.Join(Dir(root), n))
+		if !ok {
+			t.Fatalf("%s has no event line", n)
+		}
+		events[n] = ev
+	}
+	if len(events) != RetainPerBranch {
+		t.Fatalf("%d automatic checkpoints kept, want %d", len(events), RetainPerBranch)
+	}
+	tl, _ := os.ReadFile(filepath.Join(root, "memory/timeline.jsonl"))
+	pruned, reused := 0, 0
+	for _, line := range strings.Split(strings.TrimSpace(string(tl)), "\n") {
+		if !strings.Contains(line, `"event":"checkpoint_pruned"`) {
+			continue
+		}
+		pruned++
+		var ev struct{ Checkpoint, Compaction string }
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatal(err)
+		}
+		if ev.Compaction == "" {
+			t.Fatalf("a pruning line without its compaction: %s", line)
+		}
+		for n, e := range events {
+			if e == ev.Compaction {
+				t.Errorf("compaction %s logged as pruned, and its checkpoint %s is still there", e, n)
+			}
+		}
+		if _, ok := events[filepath.Base(ev.Checkpoint)]; ok {
+			reused++
+		}
+	}
+	if pruned != 3 || reused == 0 {
+		t.Fatalf("%d prunings logged (want 3), %d of their names taken again (want some: the case this test is for)\n%s", pruned, reused, tl)
 	}
 }

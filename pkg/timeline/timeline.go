@@ -36,6 +36,7 @@ type Event struct {
 	Trigger    string // PreCompact's trigger
 	Reason     string // SessionEnd's reason
 	Checkpoint string // the checkpoint a compaction, a hand-off or a pruning is about
+	Compaction string // a pruned automatic checkpoint's compaction identity: its name alone may be taken again
 	Note       string // why a checkpoint was pruned, or kept
 }
 
@@ -50,6 +51,7 @@ func (e Event) appendJSON(dst []byte) []byte {
 	o.StrOmitEmpty("trigger", e.Trigger)
 	o.StrOmitEmpty("reason", e.Reason)
 	o.StrOmitEmpty("checkpoint", e.Checkpoint)
+	o.StrOmitEmpty("compaction", e.Compaction)
 	o.StrOmitEmpty("note", e.Note)
 	return o.Close()
 }

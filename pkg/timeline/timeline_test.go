@@ -39,13 +39,16 @@ func TestLineMatchesEncodingJSON(t *testing.T) {
 		Trigger    string `json:"trigger,omitempty"`
 		Reason     string `json:"reason,omitempty"`
 		Checkpoint string `json:"checkpoint,omitempty"`
+		Compaction string `json:"compaction,omitempty"`
+		Note       string `json:"note,omitempty"`
 	}
 	for _, e := range []Event{
 		{Time: time.Date(2026, 4, 18, 14, 30, 0, 0, time.FixedZone("PDT", -7*3600)), Event: Compaction, Session: "s<1>", Branch: "feat/&x", Trigger: "auto", Checkpoint: "memory/x \"y\".md"},
 		{Event: SessionEnd, Reason: "clear\n\xff"},
 		{Event: SessionStart, Source: "startup", Session: "\u2028"},
+		{Event: Pruned, Checkpoint: "memory/x.md", Compaction: "s1/auto/42", Note: "retention <30>"},
 	} {
-		want, _ := json.Marshal(plain{e.Time.UTC().Format(time.RFC3339), e.Event, e.Session, e.Branch, e.Source, e.Trigger, e.Reason, e.Checkpoint})
+		want, _ := json.Marshal(plain{e.Time.UTC().Format(time.RFC3339), e.Event, e.Session, e.Branch, e.Source, e.Trigger, e.Reason, e.Checkpoint, e.Compaction, e.Note})
 		if got := e.appendJSON(nil); string(got) != string(want) {
 			t.Errorf("%s\nwant\n%s", got, want)
 		}
