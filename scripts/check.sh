@@ -70,7 +70,8 @@ for t in \
 	"FuzzDecodeDocument ./pkg/registry" \
 	"FuzzString ./pkg/jsonw" \
 	"FuzzRemove ./pkg/memindex" \
-	"FuzzDecodeSegment ./pkg/search"; do
+	"FuzzDecodeSegment ./pkg/search" \
+	"FuzzDecide ./pkg/autopark"; do
 	set -- $t
 	# Go's fuzzer can end with "context deadline exceeded" and no failing input when a worker is
 	# slow to stop on a loaded machine: that is not a finding, so it is tried once more and then

@@ -36,6 +36,9 @@ func FuzzReadAudit(f *testing.F) {
 			return
 		}
 		root := t.TempDir()
+		// A new project per input: the directories safefile keeps open for a process's few
+		// projects are let go after each, or thousands of inputs run out of descriptors.
+		t.Cleanup(safefile.Release)
 		path := AuditPath(root)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)

@@ -458,6 +458,7 @@ func FuzzReadFrom(f *testing.F) {
 	f.Add([]byte("\n\n\n"), int64(100))
 	f.Fuzz(func(t *testing.T, log []byte, cursor int64) {
 		r := New(nil, t.TempDir())
+		t.Cleanup(safefile.Release) // a new project per input (see FuzzReadAudit)
 		os.MkdirAll(filepath.Dir(r.eventsPath()), 0o755)
 		os.WriteFile(r.eventsPath(), log, 0o600)
 		s, err := r.readFrom("b", cursor, 64)

@@ -11,13 +11,15 @@
 // and never committed. Results and Show read the text back from the files, so the index holds
 // no copy of it, and Show needs no index at all.
 //
-// A long-running process (the MCP server) opens one Index and keeps it: Index.Search per request
-// (safe from several goroutines; its freshness check costs a few stat calls; docs/BENCHMARKS.md
-// times its queries), Index.Show or Show for an item whole, Index.Sync from a
-// background goroutine to take the periodic full sweep (a stat of every file, every ten minutes)
-// off the requests, and safefile.Release between requests. A cold build holds the whole index in
-// memory while it runs (about 80 MiB at 20,000 checkpoints).
+// The cairn CLI opens an Index per command: `cairn search`, `cairn show`, and `context list` and
+// `context restore`, which list checkpoints from it. The MCP server (pkg/mcpserver) does not link
+// this package: each tool call runs one of those commands as a process, so its locks and
+// refusals are the CLI's. Index.Search is safe from several goroutines, and Index.Sync takes the
+// periodic full sweep (a stat of every file, every ten minutes) off a query; a process that
+// kept an Index open would also call safefile.Release between requests, since a directory the
+// process holds open is not seen again once removed. A cold build holds the whole index in
+// memory while it runs (bounded: see the hostile-repository notes in docs/RELIABILITY.md).
 //
-// Only the cairn CLI links this package (and the MCP server will): the hooks must stay small
-// and fast, which testscripts/deps_test.go checks.
+// Only the cairn CLI links this package: the hooks must stay small and fast, which
+// testscripts/deps_test.go checks.
 package search
