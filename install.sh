@@ -128,7 +128,7 @@ fi
 
 tmp=
 cleanup() {
-	[ -z "$tmp" ] || rm -rf "$tmp"
+	[ -z "$tmp" ] || rm -rf "$tmp" "$tmp.err"
 }
 trap cleanup EXIT
 trap 'cleanup; exit 130' INT
@@ -147,6 +147,25 @@ cairn_run() {
 	fi
 }
 
+# cache is where the last build's binaries are kept, so that an upgrade or an uninstall with
+# nothing changed links nothing: go build leaves an output whose build ID says it is up to date,
+# and relinks any other. It is the user's cache directory (as cairn search's index); nothing in it
+# is trusted beyond that check, and an unwritable one only costs the time.
+cache=
+if [ "$(uname -s 2>/dev/null)" = Darwin ] && [ -n "${HOME:-}" ]; then
+	cache=$HOME/Library/Caches/cairn/build
+elif case ${XDG_CACHE_HOME:-} in /*) true ;; *) false ;; esac; then
+	cache=$XDG_CACHE_HOME/cairn/build
+elif [ -n "${HOME:-}" ]; then
+	cache=$HOME/.cache/cairn/build
+fi
+
+gobuild() {
+	(cd "$src" && go build -trimpath \
+		-ldflags "-X github.com/cairn-hooks/cairn/pkg/version.stamp=cairn-build-version:$version;" \
+		-o "$tmp/" ./hooks/...)
+}
+
 # build compiles every binary into a fresh temporary directory and sets $tmp.
 build() {
 	command -v go >/dev/null 2>&1 ||
@@ -154,9 +173,35 @@ build() {
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/cairn-install.XXXXXX")
 	version=$(git -C "$src" describe --tags --always --dirty 2>/dev/null) || version=dev
 	echo "building cairn $version from $src"
-	(cd "$src" && go build -trimpath \
-		-ldflags "-X github.com/cairn-hooks/cairn/pkg/version.stamp=cairn-build-version:$version;" \
-		-o "$tmp/" ./hooks/...)
+	# Only what starts as an executable does (ELF, Mach-O, PE): go build refuses to replace any
+	# other file, and should it still refuse, the build runs again from nothing.
+	seeded=
+	if [ -n "$cache" ] && [ -d "$cache" ] && [ ! -L "$cache" ]; then
+		for name in $binaries; do
+			f=$cache/$name
+			[ -f "$f" ] && [ ! -L "$f" ] || continue
+			case $(od -An -tx1 -N4 "$f" 2>/dev/null | tr -d ' \n') in
+			7f454c46 | cffaedfe | cefaedfe | feedfacf | feedface | 4d5a*) ;;
+			*) continue ;;
+			esac
+			if cp -p "$f" "$tmp/$name" 2>/dev/null; then seeded=1; fi
+		done
+	fi
+	if ! gobuild 2>"$tmp.err"; then
+		if [ -z "$seeded" ]; then cat "$tmp.err" >&2; rm -f "$tmp.err"; exit 1; fi
+		rm -f "$tmp"/* "$tmp.err"
+		gobuild
+	fi
+	rm -f "$tmp.err"
+	# Kept for the next run, each file renamed into place (two installs at once each leave whole
+	# binaries); not on a dry run, which changes nothing.
+	if [ -z "$dry" ] && [ -n "$cache" ] && mkdir -p "$cache" 2>/dev/null && [ ! -L "$cache" ]; then
+		for f in "$tmp"/*; do
+			name=$(basename "$f")
+			new=$(mktemp "$cache/.$name.XXXXXX" 2>/dev/null) || continue
+			if cp -p "$f" "$new" 2>/dev/null; then mv -f "$new" "$cache/$name"; else rm -f "$new"; fi
+		done
+	fi
 }
 
 # link is the ~/.local/bin/cairn that --user maintains, when ~/.local/bin exists.

@@ -105,7 +105,17 @@ func cmdInstallSH(ts *testscript.TestScript, neg bool, args []string) {
 	// Read by this process, install.sh joins the inputs go test keys its cache on.
 	_, err = os.ReadFile(filepath.Join(src, "install.sh"))
 	ts.Check(err)
+	// install.sh keeps its build in the user's cache directory. Unless a script names its own
+	// (to look at that cache), every script's install.sh shares one, as one user's installs do:
+	// the scripts then link cairn's binaries about once between them instead of once a run.
+	own := ts.Getenv("XDG_CACHE_HOME") != ""
+	if !own {
+		ts.Setenv("XDG_CACHE_HOME", installCache)
+	}
 	err = ts.Exec("sh", append([]string{filepath.Join(src, "install.sh")}, args...)...)
+	if !own {
+		ts.Setenv("XDG_CACHE_HOME", "")
+	}
 	switch {
 	case err != nil && !neg:
 		ts.Fatalf("install.sh: %v", err)

@@ -28,6 +28,9 @@ var update = flag.Bool("u", false, "update testscript files with actual output")
 
 var binDir string
 
+// installCache is the cache directory (XDG_CACHE_HOME) that install.sh runs share.
+var installCache string
+
 func TestMain(m *testing.M) {
 	os.Exit(testMain(m))
 }
@@ -40,6 +43,11 @@ func testMain(m *testing.M) int {
 	}
 	defer cleanup()
 	binDir = dir
+	if installCache, err = os.MkdirTemp("", "cairn-install-cache-"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(installCache)
 	// A sessionend of another version, for doctor-wiring: doctor reads versions from the build
 	// information, so an old binary must be a real one.
 	old := exec.Command("go", "build", "-o", filepath.Join(dir, "old", "sessionend"),
