@@ -34,7 +34,7 @@ func cmdFakeClaude(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.MkdirAll(pkg, 0o755))
 	ran := filepath.Join(ts.Getenv("WORK"), "claude-ran")
 	script := fmt.Sprintf("#!/bin/sh\necho run >> '%s'\necho '%s (Claude Code)'\n", ran, args[1])
-	ts.Check(os.WriteFile(filepath.Join(pkg, "cli.js"), []byte(script), 0o755))
+	ts.Check(writeExecutable(filepath.Join(pkg, "cli.js"), []byte(script)))
 	ts.Check(os.WriteFile(filepath.Join(pkg, "package.json"),
 		[]byte(fmt.Sprintf(`{"name": "@anthropic-ai/claude-code", "version": %q, "bin": {"claude": "cli.js"}}`+"\n", args[1])), 0o644))
 	dir := ts.MkAbs(args[0])

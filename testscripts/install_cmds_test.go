@@ -10,12 +10,14 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 func init() {
 	commands["cairnbin"] = cmdCairnBin
+	commands["cpbin"] = cmdCpBin
 	commands["installsh"] = cmdInstallSH
 	commands["goinstall"] = cmdGoInstall
 }
@@ -43,6 +45,39 @@ func cmdGoInstall(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// cpbin SRC DST copies a file that a script then runs (a binary, or a shell script standing in
+// for one) to DST, mode 0755. Use it instead of cp for those: see writeExecutable.
+func cmdCpBin(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: cpbin SRC DST")
+	}
+	data, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	ts.Check(writeExecutable(ts.MkAbs(args[1]), data))
+}
+
+// writeExecutable writes data to path, mode 0755, holding syscall.ForkLock while the file is
+// open for writing. The scripts run in parallel goroutines of one process, and a child forked by
+// another script in that window inherits the descriptor until it execs: running the new file
+// then fails with ETXTBSY ("text file busy", golang.org/issue/22315). testscript's own cp writes
+// without the lock, and a run of the suite met this once in about twenty.
+func writeExecutable(path string, data []byte) error {
+	syscall.ForkLock.Lock()
+	defer syscall.ForkLock.Unlock()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Chmod(path, 0o755)
+}
+
 // cairnbin DIR copies cairn and every hook binary (all that `go build ./hooks/...` made) into
 // DIR, as install.sh installs them, and sets $CAIRN_VERSION to their version. DIR is the
 // script's own, so a script may delete or break a binary there without touching the ones other
@@ -62,7 +97,7 @@ func cmdCairnBin(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		data, err := os.ReadFile(filepath.Join(binDir, e.Name()))
 		ts.Check(err)
-		ts.Check(os.WriteFile(filepath.Join(dir, e.Name()), data, 0o755))
+		ts.Check(writeExecutable(filepath.Join(dir, e.Name()), data))
 	}
 	out, err := exec.Command(filepath.Join(dir, "cairn"), "--version").Output()
 	ts.Check(err)
