@@ -67,3 +67,38 @@ func TestOnlyTheServerLinksMCP(t *testing.T) {
 		t.Errorf("cairn-mcp should link %s", sdk)
 	}
 }
+
+// Layering reads downward (issue 10): no library package imports the hooks' runner (pkg/hookio)
+// or anything under hooks/; the file layer (safefile) knows nothing of the project's domain
+// (project); the session store (registry) renders no text for the model (brief).
+func TestLayering(t *testing.T) {
+	const mod = "github.com/cairn-hooks/cairn/"
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "../pkg/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	forbidden := map[string][]string{
+		mod + "pkg/safefile": {mod + "pkg/project"},
+		mod + "pkg/registry": {mod + "pkg/brief"},
+	}
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		pkg, imports := f[0], f[1:]
+		n++
+		for _, imp := range imports {
+			if imp == mod+"pkg/hookio" && pkg != mod+"pkg/hookio" {
+				t.Errorf("%s imports the hook runner %s", pkg, imp)
+			}
+			if strings.HasPrefix(imp, mod+"hooks/") {
+				t.Errorf("%s imports %s: libraries do not import the binaries", pkg, imp)
+			}
+			if slices.Contains(forbidden[pkg], imp) {
+				t.Errorf("%s imports %s", pkg, imp)
+			}
+		}
+	}
+	if n < 30 {
+		t.Fatalf("go list gave %d packages under pkg/: the pattern is wrong", n)
+	}
+}
