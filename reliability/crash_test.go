@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-hooks/cairn/pkg/safefile"
 	"github.com/cairn-hooks/cairn/pkg/transcript/transcripttest"
 )
 
@@ -333,6 +335,7 @@ func TestCrashAtomicity(t *testing.T) {
 		}
 	}
 	t.Logf("items with more than one audit line (an archive killed after logging, then repeated): %d", twice)
+	checkTornTailsSkipped(t, m, final, sessEnv)
 	checkReadersCope(t, m, final, sessEnv, tr)
 	after := readState(m)
 	if !slices.Equal(after.temps, temps) {
@@ -466,4 +469,91 @@ func checkReadersCope(t *testing.T, m *machine, st state, sessEnv []string, tr s
 	if len(final.checkpointsTitled("clean-after-kills")) != 1 {
 		t.Errorf("the clean context save did not land")
 	}
+}
+
+// readerCommands are the CLI's readers of the append-only logs: the timeline (restore's tail),
+// the audit log (summary, search), the event log (inbox), all of them (search).
+var readerCommands = [][]string{
+	{"context", "restore"}, {"session", "summary"}, {"session", "inbox"}, {"session", "list"},
+	{"search", "crash"}, {"search", "session"},
+}
+
+// checkTornTailsSkipped runs every reader on a project whose logs may end in a torn record and
+// fails if any prints one: a line that starts as a JSON object and does not parse.
+func checkTornTailsSkipped(t *testing.T, m *machine, st state, sessEnv []string) {
+	t.Helper()
+	if len(st.torn) == 0 {
+		return
+	}
+	for _, args := range readerCommands {
+		r := m.cairnEnv(sessEnv, args...)
+		if r.code > 1 {
+			t.Errorf("with torn tails in %v: %v", slices.Sorted(maps.Keys(st.torn)), r)
+		}
+		for _, l := range strings.Split(r.stdout, "\n") {
+			if l = strings.TrimSpace(l); safefile.TornTail([]byte(l)) > 0 {
+				t.Errorf("cairn %s prints a torn record: %q (torn tails: %q)", strings.Join(args, " "), l, st.torn)
+			}
+		}
+	}
+}
+
+// A writer killed mid-append leaves a torn last record that stays until the next append cuts it
+// (CI once met one in memory/timeline.jsonl after a SessionEnd was killed, under load 21-41).
+// The cut is planted here at every kind of byte, not hoped for from a kill: every reader skips
+// it, the readers' counts hold, and the next append of each log starts on a clean line.
+func TestTornTailAfterAKill(t *testing.T) {
+	m := newMachine(t)
+	sessEnv := []string{"CLAUDE_CODE_SESSION_ID=" + crashSession}
+	tr := filepath.Join(m.transcripts, "torn.jsonl")
+	if _, err := transcripttest.WriteFile(tr, transcripttest.Options{Size: 8 << 10, Seed: 5, Root: m.proj}); err != nil {
+		t.Fatal(err)
+	}
+	m.hook("sessionstart", payload("SessionStart", map[string]any{"session_id": crashSession, "cwd": m.proj, "source": "startup", "transcript_path": tr}))
+	m.mustCairn("session", "park", "deferred", "crash torn idea", "the torn test", "--slug", "torn-one")
+	m.mustCairn("session", "archive", "torn-one")
+	m.mustCairn("context", "save", "torn-test", "--summary", "restore shows the timeline's tail")
+	m.cairnEnv([]string{"CLAUDE_CODE_SESSION_ID=other-session-0002"}, "session", "broadcast", "crash torn message")
+	m.hook("sessionend", payload("SessionEnd", map[string]any{"session_id": crashSession, "cwd": m.proj, "reason": "clear"}))
+	base := readState(m)
+	mustBeSound(t, "setup", base)
+
+	logs := []string{fileTimeline, fileAudit, fileEvents}
+	for _, cut := range []float64{0.1, 0.5, 0.9} {
+		for _, rel := range logs {
+			data, err := os.ReadFile(m.p(rel))
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := bytes.SplitAfter(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+			last := lines[len(lines)-1]
+			m.write(m.p(rel), string(data)+string(last[:int(float64(len(last))*cut)]))
+		}
+		st := readState(m)
+		mustBeSound(t, fmt.Sprintf("torn at %.0f%%", cut*100), st)
+		if len(st.torn) != len(logs) {
+			t.Fatalf("planted %d torn tails, the state reader sees %v", len(logs), st.torn)
+		}
+		if len(st.timeline) != len(base.timeline) || len(st.audit) != len(base.audit) || len(st.events) != len(base.events) {
+			t.Errorf("torn at %.0f%%: the readers count %d/%d/%d records, %d/%d/%d before", cut*100,
+				len(st.timeline), len(st.audit), len(st.events), len(base.timeline), len(base.audit), len(base.events))
+		}
+		if r := m.cairnEnv(sessEnv, "session", "inbox"); !strings.Contains(r.stdout, "crash torn message") {
+			t.Errorf("the broadcast before the torn tail is not delivered: %v", r)
+		}
+		checkTornTailsSkipped(t, m, st, sessEnv)
+		// The next append of each log cuts its torn record.
+		m.hook("sessionstart", payload("SessionStart", map[string]any{"session_id": crashSession, "cwd": m.proj, "source": "clear", "transcript_path": tr}))
+		m.mustCairn("session", "park", "deferred", "crash torn idea", "again", "--slug", "torn-one")
+		m.mustCairn("session", "archive", "torn-one")
+		m.cairnEnv([]string{"CLAUDE_CODE_SESSION_ID=other-session-0002"}, "session", "broadcast", "crash torn message")
+		after := readState(m)
+		mustBeSound(t, "after the appends", after)
+		if len(after.torn) != 0 || len(after.garbage) != 0 {
+			t.Errorf("torn at %.0f%%: after an append of each log: torn %q, garbage %q", cut*100, after.torn, after.garbage)
+		}
+		base = after
+	}
+	record("TestTornTailAfterAKill", "a torn last record planted at 10%, 50% and 90% of the last line of the timeline, the audit log and the event log, then every reader and one append of each", 3*len(logs),
+		map[bool]string{true: "FAILED: see the test log", false: "every reader skipped the torn record and counted the finished ones; the next append of each log cut it and started a clean line"}[t.Failed()])
 }

@@ -241,7 +241,7 @@ func TestHostileStdin(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			o.r, o.exited = m.runOpenStdin(spec{name: o.hook}, o.prefix, 10*time.Second)
+			o.r, o.exited = m.runOpenStdin(spec{name: o.hook}, o.prefix, 30*time.Second)
 		}()
 	}
 	wg.Wait()
@@ -264,7 +264,7 @@ func TestHostileStdin(t *testing.T) {
 	// The whole object with an open stdin really is acted on: a deferral is parked at once.
 	pl := basePayload(m, "userpromptsubmit", "")
 	pl["prompt"] = "let's come back to the open-stdin idea later"
-	r, exited := m.runOpenStdin(spec{name: "userpromptsubmit"}, payload("UserPromptSubmit", pl), 10*time.Second)
+	r, exited := m.runOpenStdin(spec{name: "userpromptsubmit"}, payload("UserPromptSubmit", pl), 30*time.Second)
 	runs++
 	if !exited || !strings.Contains(r.stdout, "cairn parked an open loop") {
 		t.Errorf("a complete payload on a stdin left open was not acted on: %v", r)
@@ -559,11 +559,11 @@ func TestHostileCLI(t *testing.T) {
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		silent, silentExited = m.runOpenStdin(spec{name: "cairn", args: []string{"context", "save", "silent-stdin"}}, nil, 10*time.Second)
+		silent, silentExited = m.runOpenStdin(spec{name: "cairn", args: []string{"context", "save", "silent-stdin"}}, nil, 30*time.Second)
 	}()
 	go func() {
 		defer wg.Done()
-		stalled, stalledExited = m.runOpenStdin(spec{name: "cairn", args: []string{"context", "save", "stalled-stdin"}}, []byte("### Summary\nsome text, then the writer stalls"), 6*time.Second)
+		stalled, stalledExited = m.runOpenStdin(spec{name: "cairn", args: []string{"context", "save", "stalled-stdin"}}, []byte("### Summary\nsome text, then the writer stalls"), 30*time.Second)
 	}()
 	wg.Wait()
 	runs += 2

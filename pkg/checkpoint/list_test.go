@@ -40,6 +40,31 @@ func TestMemoryTails(t *testing.T) {
 	}
 }
 
+// A writer killed mid-append leaves the timeline ending in a torn record until the next append:
+// restore's tail shows the finished records only, whichever byte the record was cut at.
+func TestMemoryTailsSkipATornRecord(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "memory"), 0o755)
+	done := `{"ts":"2026-04-18T21:30:00Z","event":"session_start","session":"s1"}` + "\n"
+	rec := `{"ts":"2026-04-18T21:31:00Z","event":"session_end","session":"s1","reason":"clear"}`
+	for cut := 1; cut < len(rec); cut++ {
+		os.WriteFile(filepath.Join(root, TimelineFile), []byte(done+rec[:cut]), 0o644)
+		m := Memory(root)
+		if len(m) != 1 || len(m[0].Lines) != 1 || m[0].Lines[0]+"\n" != done {
+			t.Fatalf("cut at %d: %+v", cut, m)
+		}
+	}
+	// A complete record without its newline, and prose a person appended, are shown.
+	os.WriteFile(filepath.Join(root, TimelineFile), []byte(done+rec), 0o644)
+	if m := Memory(root); len(m[0].Lines) != 2 || m[0].Lines[1] != rec {
+		t.Fatalf("%+v", m)
+	}
+	os.WriteFile(filepath.Join(root, ContextFile), []byte("a note {without a newline"), 0o644)
+	if m := Memory(root); m[0].Lines[0] != "a note {without a newline" {
+		t.Fatalf("%+v", m)
+	}
+}
+
 func TestTimeline(t *testing.T) {
 	root := t.TempDir()
 	ev := timeline.Event{Time: t0, Event: timeline.SessionStart, Session: "s1", Branch: "main", Source: "startup"}

@@ -28,7 +28,8 @@ const tailWindow = 64 << 10
 
 // Memory returns the ends of the memory files that exist, in seed 002's order: the last 30 lines
 // of memory/context.md, the last 5 of memory/learnings.jsonl and of memory/timeline.jsonl. A file
-// that is a symlink leading out of the project, or not a regular file, is skipped.
+// that is a symlink leading out of the project, or not a regular file, is skipped; the torn last
+// record a killed append leaves in a JSON-lines file is not shown.
 func Memory(root string) []MemoryTail {
 	var out []MemoryTail
 	for _, m := range []struct {
@@ -50,6 +51,9 @@ func tail(root, rel string, n int) ([]string, bool) {
 	data, err := safefile.ReadTail(root, filepath.Join(root, rel), tailWindow)
 	if err != nil {
 		return nil, false
+	}
+	if strings.HasSuffix(rel, ".jsonl") {
+		data = data[:len(data)-safefile.TornTail(data)] // a writer killed mid-append
 	}
 	text := strings.TrimRight(strings.ToValidUTF8(string(data), "\uFFFD"), "\n")
 	if text == "" {

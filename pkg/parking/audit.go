@@ -123,6 +123,7 @@ func ReadAudit(root string, keep func(AuditEntry) bool) ([]AuditEntry, error) {
 		if err != nil {
 			return out, err
 		}
+		data = data[:len(data)-safefile.TornTail(data)]
 		for _, l := range bytes.Split(data, []byte("\n")) {
 			e, ok := ParseAuditLine(l)
 			if !ok {

@@ -2,6 +2,7 @@ package safefile
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -297,4 +298,24 @@ func ReadTail(root, path string, limit int64) ([]byte, error) {
 		}
 	}
 	return data, nil
+}
+
+// TornTail returns the length of the torn last record at the end of data, or 0. A writer
+// killed during an append can leave its record cut anywhere — the kernel ends a write to a
+// regular file at a page boundary when SIGKILL arrives — so a last line without its newline that
+// starts as a JSON object and does not parse is a record that never finished. Any other last
+// line (ended, a complete record without its newline, a line a person typed) is not torn.
+//
+// Appends cut a torn record before they write ([Writer.Append]); until the next append the file
+// ends torn, so every reader of an append-only JSON-lines log drops the torn tail:
+// data[:len(data)-TornTail(data)].
+func TornTail(data []byte) int {
+	if len(data) == 0 || data[len(data)-1] == '\n' {
+		return 0
+	}
+	line := data[bytes.LastIndexByte(data, '\n')+1:]
+	if t := bytes.TrimLeft(line, " \t"); len(t) > 0 && t[0] == '{' && !json.Valid(line) {
+		return len(line)
+	}
+	return 0
 }

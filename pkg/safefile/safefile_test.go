@@ -295,6 +295,26 @@ func TestAppendRepairsTornRecordAtEveryByte(t *testing.T) {
 	}
 }
 
+func TestTornTail(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int
+	}{
+		{"", 0},
+		{"{\"a\":1}\n", 0},
+		{"{\"a\":1}", 0},                           // complete: only its newline is missing
+		{"{\"a\":1}\n{\"b\":", 5},                  // cut mid-record
+		{"{\"a\":1}\n  {\"b", 5},                   // leading blanks belong to the torn line
+		{"{\"a\":1}\nnote {", 0},                   // a line a person typed
+		{"{\"a\":", 5},                             // the only line, cut
+		{"x\n{\"a\":\"\xff", len("{\"a\":\"\xff")}, // bytes that are not UTF-8: still torn
+	} {
+		if got := TornTail([]byte(c.in)); got != c.want {
+			t.Errorf("TornTail(%q) = %d, want %d", c.in, got, c.want)
+		}
+	}
+}
+
 func TestAppendRotates(t *testing.T) {
 	root := t.TempDir()
 	d := Disk{Roots: []string{root}}

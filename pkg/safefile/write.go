@@ -3,7 +3,6 @@ package safefile
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -360,12 +359,10 @@ func (d Disk) Append(path string, data []byte, perm fs.FileMode, opts ...Option)
 // tailWindow bounds how far back repairTail looks for the start of an unterminated last line.
 const tailWindow = 64 << 10
 
-// repairTail makes the file end at a record boundary before an append. A killed writer can
-// leave its record cut anywhere — even a one-line O_APPEND write is torn at a page boundary —
-// so a last line without its newline that starts as a JSON object and does not parse is a
-// record that never finished: it is cut (its writer never reported success). Any other
-// unterminated last line, such as a complete record or a line a person typed, is ended with a
-// newline instead: nothing anyone finished is removed.
+// repairTail makes the file end at a record boundary before an append: a torn last record
+// ([TornTail]) is cut (its writer never reported success). Any other unterminated last line,
+// such as a complete record or a line a person typed, is ended with a newline instead: nothing
+// anyone finished is removed.
 func repairTail(f *os.File, size int64) error {
 	if size == 0 {
 		return nil
@@ -389,9 +386,8 @@ func repairTail(f *os.File, size int64) error {
 		_, err := f.Write([]byte{'\n'})
 		return err
 	}
-	line := buf[i+1:]
-	if t := bytes.TrimLeft(line, " \t"); len(t) > 0 && t[0] == '{' && !json.Valid(line) {
-		return f.Truncate(start + int64(i+1))
+	if n := TornTail(buf); n > 0 {
+		return f.Truncate(size - int64(n))
 	}
 	_, err := f.Write([]byte{'\n'})
 	return err
