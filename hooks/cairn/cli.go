@@ -19,7 +19,9 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/version"
 )
 
-// CLI is the world a cairn command runs in.
+// CLI is what a cairn process is given: its standard streams, environment, clock and working
+// directory. A command that works on a project asks for the Project, which the CLI builds once
+// from these, as hookio.Main does for a hook.
 type CLI struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
@@ -27,35 +29,24 @@ type CLI struct {
 	Now            func() time.Time
 	Cwd            string
 
-	root string
+	world *project.Project
 }
 
-// Root is the project root: $CLAUDE_PROJECT_DIR, else the git top level of the working
-// directory, else the working directory.
-func (c *CLI) Root() (string, error) {
-	if c.root == "" {
-		r, err := project.Root(c.Env, c.Cwd)
+// Project is the world of the command, built on first use: the project root
+// ($CLAUDE_PROJECT_DIR, else the git top level of the working directory, else the working
+// directory), Claude Code's config directory ("" when unknown: legacy items are then not looked
+// for), the confined writer, the clock and the CLI's voice for warnings.
+func (c *CLI) Project() (*project.Project, error) {
+	if c.world == nil {
+		root, err := project.Root(c.Env, c.Cwd)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
-		c.root = r
+		config, _ := project.ConfigDir(c.Env)
+		c.world = &project.Project{Root: root, Config: config, Env: c.Env,
+			Files: safefile.Disk{Roots: []string{root}}, Now: c.Now, Warn: c.Warn}
 	}
-	return c.root, nil
-}
-
-// Project is the project root and its confined writer, for the commands that write.
-func (c *CLI) Project() (string, safefile.Writer, error) {
-	root, err := c.Root()
-	if err != nil {
-		return "", nil, err
-	}
-	return root, safefile.Disk{Roots: []string{root}}, nil
-}
-
-// Files is the confined writer for the project.
-func (c *CLI) Files() (safefile.Writer, error) {
-	_, files, err := c.Project()
-	return files, err
+	return c.world, nil
 }
 
 // command is one leaf of the command tree.

@@ -60,17 +60,16 @@ func validStatus(s string) bool {
 }
 
 // contextBranch is the branch checkpoints are saved on and listed for.
-func contextBranch(root string) string {
-	if b := project.Branch(root); b != "" {
+func contextBranch(p *project.Project) string {
+	if b := p.Branch(); b != "" {
 		return b
 	}
 	return defaultBranch
 }
 
 // contextSession is the session the CLI serves (SPEC §7), or "".
-func contextSession(c *CLI, root string) (registry.Registry, string) {
-	files, _ := c.Files()
-	reg := registry.New(files, root)
+func contextSession(c *CLI, p *project.Project) (registry.Registry, string) {
+	reg := registry.New(p.Files, p.Root)
 	sid, _ := reg.Current(c.Env.Get("CLAUDE_CODE_SESSION_ID"))
 	return reg, sid
 }
@@ -116,18 +115,18 @@ func contextSave(ctx context.Context, c *CLI, args []string) error {
 		c.Warn("no sections given (flags or markdown on stdin); saving the branch and the modified files only")
 	}
 
-	root, files, err := c.Project()
+	p, err := c.Project()
 	if err != nil {
 		return err
 	}
-	now := c.Now()
-	e := checkpoint.Entry{Title: title, Status: *status, Branch: contextBranch(root), Time: now, Sections: sec}
+	root, files, now := p.Root, p.Files, p.Now()
+	e := checkpoint.Entry{Title: title, Status: *status, Branch: contextBranch(p), Time: now, Sections: sec}
 	modified, err := checkpoint.ModifiedFiles(ctx, root)
 	if err != nil {
 		c.Warn("files_modified left empty: %v", err)
 	}
 	e.Files = modified
-	reg, sid := contextSession(c, root)
+	reg, sid := contextSession(c, p)
 	if sid != "" {
 		if started, ok := reg.Started(sid); ok && !now.Before(started) {
 			e.Duration, e.HasDuration = now.Sub(started), true
@@ -229,11 +228,12 @@ func contextList(ctx context.Context, c *CLI, args []string) error {
 	if len(pos) > 0 {
 		return usageOf("context", "list")
 	}
-	root, err := c.Root()
+	p, err := c.Project()
 	if err != nil {
 		return err
 	}
-	branch := contextBranch(root)
+	root := p.Root
+	branch := contextBranch(p)
 	filter := branch
 	if *all {
 		filter = ""
@@ -363,10 +363,11 @@ func contextRestore(ctx context.Context, c *CLI, args []string) error {
 	if search.IsItemID(which) { // an id from cairn search that names no checkpoint
 		return showItem(c, which, false)
 	}
-	root, err := c.Root()
+	p, err := c.Project()
 	if err != nil {
 		return err
 	}
+	root := p.Root
 	// The numbers are the list's: both take the names from the index when there is one.
 	var names []string
 	if cps, ok := indexedCheckpoints(ctx, c, root); ok {
@@ -424,7 +425,7 @@ func contextRestore(ctx context.Context, c *CLI, args []string) error {
 	if sel.Matches > 1 {
 		fmt.Fprintf(w, "\n%d saved contexts match %q; this is the newest. Pick another by its number: cairn context list --all\n", sel.Matches, which)
 	}
-	if cur := contextBranch(root); cp.Branch != "" && cp.Branch != cur {
+	if cur := contextBranch(p); cp.Branch != "" && cp.Branch != cur {
 		fmt.Fprintf(w, "\nThis context was saved on branch %s. You are currently on %s. You may want to switch branches before continuing.\n", cp.Branch, cur)
 	}
 	for _, m := range checkpoint.Memory(root) {

@@ -109,16 +109,17 @@ func runDoctor(ctx context.Context, c *CLI, args []string) error {
 	case *dryRun && *asJSON:
 		return usagef("--dry-run prints a diff, which is not JSON; %v", usageOf("", "doctor"))
 	}
-	root, files, err := c.Project()
+	p, err := c.Project()
 	if err != nil {
 		return err
 	}
+	root, files := p.Root, p.Files
 	var planned bytes.Buffer
 	if *dryRun {
 		files = safefile.DryRun{Out: &planned, Roots: []string{root}}
 	}
 	d := &doctor{ctx: ctx, root: root, fix: *fix, dryRun: *dryRun, files: files}
-	d.config, _ = project.ConfigDir(c.Env)
+	d.config = p.Config
 	d.self, _ = self()
 	d.add(statusOK, "cairn", "version %s at %s; project %s", version.String(), d.self, root)
 	if d.client = doctorClient(c.Env); d.client.known {

@@ -177,11 +177,11 @@ func (f installFlags) scope(c *CLI, create bool) (scope, error) {
 	}
 	root := f.project
 	if root == "" {
-		r, err := c.Root()
+		p, err := c.Project()
 		if err != nil {
 			return scope{}, err
 		}
-		root = r
+		root = p.Root
 	} else if !filepath.IsAbs(root) {
 		root = filepath.Join(c.Cwd, root)
 	}
@@ -533,8 +533,8 @@ func fileExists(path string) bool {
 func warnOtherScope(c *CLI, s scope, own settings.Owner) {
 	var others []string
 	if s.user {
-		if root, err := c.Root(); err == nil {
-			others = append(others, filepath.Join(root, ".claude", "settings.json"), filepath.Join(root, ".claude", "settings.local.json"))
+		if p, err := c.Project(); err == nil {
+			others = append(others, filepath.Join(p.Root, ".claude", "settings.json"), filepath.Join(p.Root, ".claude", "settings.local.json"))
 		}
 	} else {
 		if cfg, err := project.ConfigDir(c.Env); err == nil {

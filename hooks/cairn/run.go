@@ -44,18 +44,19 @@ func runStart(ctx context.Context, c *CLI, args []string) error {
 	if runstate.Reserved(id) {
 		return fmt.Errorf("run id %q is reserved: .agents/runs/%s is the file that names the active run", id, id)
 	}
-	root, files, err := c.Project()
+	p, err := c.Project()
 	if err != nil {
 		return err
 	}
+	root, files := p.Root, p.Files
 	r, err := runstate.Resolve(root, id)
 	if err != nil {
 		return err
 	}
 	if *branch == "" {
-		*branch = project.Branch(root)
+		*branch = p.Branch()
 	}
-	now := stamp(c.Now())
+	now := stamp(p.Now())
 	given := map[string]string{"issue": *issue, "branch": *branch, "worktree": *worktree, "pr": *pr}
 	if _, err := files.Update(r.StatePath(), 0o644, func(old []byte, exists bool) ([]byte, error) {
 		var st runstate.State
@@ -102,11 +103,11 @@ func runStart(ctx context.Context, c *CLI, args []string) error {
 }
 
 func activeRun(c *CLI) (runstate.Run, error) {
-	root, err := c.Root()
+	p, err := c.Project()
 	if err != nil {
 		return runstate.Run{}, err
 	}
-	r, err := runstate.Active(root)
+	r, err := runstate.Active(p.Root)
 	if errors.Is(err, runstate.ErrNoActive) {
 		return r, errors.New("no active run: start one with cairn run start <id>")
 	}
@@ -137,11 +138,11 @@ func runSet(ctx context.Context, c *CLI, args []string) error {
 	if err != nil {
 		return err
 	}
-	files, err := c.Files()
+	p, err := c.Project()
 	if err != nil {
 		return err
 	}
-	now := stamp(c.Now())
+	files, now := p.Files, stamp(p.Now())
 	_, err = files.Update(r.StatePath(), 0o644, func(old []byte, exists bool) ([]byte, error) {
 		var st runstate.State
 		if exists {
@@ -187,8 +188,11 @@ func runShow(ctx context.Context, c *CLI, args []string) error {
 	if err != nil {
 		return err
 	}
-	root, _ := c.Root()
-	st, warnings, err := runstate.Load(root, r)
+	p, err := c.Project()
+	if err != nil {
+		return err
+	}
+	st, warnings, err := runstate.Load(p.Root, r)
 	for _, w := range warnings {
 		c.Warn("%s/%s", r.Rel, w)
 	}
@@ -223,10 +227,11 @@ func runEnd(ctx context.Context, c *CLI, args []string) error {
 	if len(pos) > 0 {
 		return usageOf("run", "end")
 	}
-	root, files, err := c.Project()
+	p, err := c.Project()
 	if err != nil {
 		return err
 	}
+	root, files := p.Root, p.Files
 	r, err := runstate.Active(root)
 	if errors.Is(err, runstate.ErrNoActive) {
 		return errors.New("no active run")

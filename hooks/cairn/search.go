@@ -38,15 +38,15 @@ func searchConfig(c *CLI) (search.Config, error) {
 	// history; the bounds in pkg/search hold a build of any repository's files near this, and
 	// the soft limit makes the collector work harder rather than go past it.
 	debug.SetMemoryLimit(searchMemory)
-	root, err := c.Root()
+	p, err := c.Project()
 	if err != nil {
 		return search.Config{}, err
 	}
-	cfg := search.Config{Root: root, CacheDir: c.Env.Get("CAIRN_SEARCH_CACHE"), Now: c.Now}
+	// Without a config directory, legacy parked items are left out.
+	cfg := search.Config{Root: p.Root, ConfigDir: p.Config, CacheDir: c.Env.Get("CAIRN_SEARCH_CACHE"), Now: p.Now}
 	if cfg.CacheDir == "" {
 		cfg.CacheDir = userCacheDir(c.Env)
 	}
-	cfg.ConfigDir, _ = project.ConfigDir(c.Env) // without one, legacy parked items are left out
 	return cfg, nil
 }
 

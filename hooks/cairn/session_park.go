@@ -31,12 +31,11 @@ const summaryWindow = 8 * time.Hour
 const gitTimeout = 5 * time.Second
 
 func parkingStore(c *CLI) (*parking.Store, error) {
-	root, files, err := c.Project()
+	p, err := c.Project()
 	if err != nil {
 		return nil, err
 	}
-	config, _ := project.ConfigDir(c.Env) // without one, legacy items are not looked for
-	return parking.New(root, config, files, c.Now), nil
+	return parking.New(p.Root, p.Config, p.Files, p.Now), nil
 }
 
 // warnIndex writes the *parking.IndexError in err, if any, as warnings — the items were removed
@@ -172,15 +171,16 @@ func sessionSummary(ctx context.Context, c *CLI, args []string) error {
 	if len(pos) > 0 {
 		return usageOf("session", "summary")
 	}
-	root, err := c.Root()
+	p, err := c.Project()
 	if err != nil {
 		return err
 	}
+	root := p.Root
 	s, err := parkingStore(c)
 	if err != nil {
 		return err
 	}
-	now := c.Now()
+	now := p.Now()
 	d := digest.Digest{Today: now}
 	// The session served (SPEC §7) and its real start from the registry; unknown → the last 8 hours.
 	reg, id, err := registryFor(c)
@@ -190,8 +190,8 @@ func sessionSummary(ctx context.Context, c *CLI, args []string) error {
 	start, known := time.Time{}, false
 	if id != "" {
 		start, known = reg.Started(id)
-		if config, err := project.ConfigDir(c.Env); err == nil {
-			ts, err := tasks.ForSession(config, id)
+		if p.Config != "" {
+			ts, err := tasks.ForSession(p.Config, id)
 			if err != nil {
 				c.Warn("%v", err)
 			}
@@ -229,11 +229,7 @@ func sessionSummary(ctx context.Context, c *CLI, args []string) error {
 		fmt.Fprint(c.Stdout, text)
 		return nil
 	}
-	files, err := c.Files()
-	if err != nil {
-		return err
-	}
-	rel, err := digest.SaveDigest(files, root, now, text)
+	rel, err := digest.SaveDigest(p.Files, root, now, text)
 	if err != nil {
 		return err
 	}

@@ -31,11 +31,11 @@ const recentWithoutSession = 10
 // registryFor opens the project's registry and names the session the CLI serves (SPEC §7):
 // $CLAUDE_CODE_SESSION_ID, else the most recently active session, else "".
 func registryFor(c *CLI) (registry.Registry, string, error) {
-	root, files, err := c.Project()
+	p, err := c.Project()
 	if err != nil {
 		return registry.Registry{}, "", err
 	}
-	reg := registry.New(files, root)
+	reg := registry.New(p.Files, p.Root)
 	sid, _ := reg.Current(c.Env.Get("CLAUDE_CODE_SESSION_ID"))
 	return reg, sid, nil
 }

@@ -31,8 +31,7 @@ func main() {
 
 func run(ctx context.Context, inv *hookio.Invocation) error {
 	in := hookio.ParsePostCompact(inv.Payload)
-	return compaction.Summarize(
-		compaction.Env{Files: inv.Files, Root: inv.Root, Config: inv.Config, Now: inv.Now(), Warn: inv.Warn, DryRun: inv.DryRun},
+	return compaction.Summarize(inv.Project,
 		compaction.Input{SessionID: in.SessionID, TranscriptPath: in.TranscriptPath, Trigger: in.Trigger},
 		in.CompactSummary,
 	)

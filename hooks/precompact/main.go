@@ -36,8 +36,7 @@ func main() {
 
 func run(ctx context.Context, inv *hookio.Invocation) error {
 	in := hookio.ParsePreCompact(inv.Payload)
-	return compaction.Record(
-		compaction.Env{Files: inv.Files, Root: inv.Root, Config: inv.Config, Now: inv.Now(), Warn: inv.Warn, DryRun: inv.DryRun},
+	return compaction.Record(inv.Project,
 		compaction.Input{SessionID: in.SessionID, TranscriptPath: in.TranscriptPath, Trigger: in.Trigger, Instructions: in.CustomInstructions},
 	)
 }

@@ -68,8 +68,7 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 		errs = append(errs, fmt.Errorf("parked items: %w", err))
 	}
 	if in.SessionID != "" {
-		if _, _, err := handoff.Write(
-			handoff.Env{Files: inv.Files, Root: inv.Root, Config: inv.Config, Now: inv.Now, Warn: inv.Warn},
+		if _, _, err := handoff.Write(inv.Project,
 			handoff.Input{SessionID: in.SessionID, TranscriptPath: in.TranscriptPath, Reason: in.Reason},
 		); err != nil {
 			errs = append(errs, fmt.Errorf("hand-off: %w", err))

@@ -39,7 +39,7 @@ func main() {
 func run(ctx context.Context, inv *hookio.Invocation) error {
 	in := hookio.ParseSessionStart(inv.Payload)
 	now := inv.Now()
-	branch := project.Branch(inv.Root)
+	branch := inv.Branch()
 	// Housekeeping first; a failure here is reported but does not cost Claude the hand-back.
 	if in.SessionID != "" {
 		if err := registry.New(inv.Files, inv.Root).Register(in.SessionID, branch, now); err != nil {
@@ -61,11 +61,9 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 		sweepTemps(inv.Root, r, runErr == nil, now)
 	}
 
-	text, err := handback.Start{
-		SessionID: in.SessionID, Source: in.Source, TranscriptPath: in.TranscriptPath,
-		Root: inv.Root, Config: inv.Config, Branch: branch, Env: inv.Env, Files: inv.Files,
-		Now: inv.Now, DryRun: inv.DryRun, Warn: inv.Warn, Run: r, RunErr: runErr,
-	}.Text()
+	text, err := handback.Text(inv.Project, handback.Start{
+		SessionID: in.SessionID, Source: in.Source, TranscriptPath: in.TranscriptPath, Run: r, RunErr: runErr,
+	})
 	if err != nil || text == "" {
 		return err
 	}

@@ -58,15 +58,6 @@ func IdentityOf(in Input) checkpoint.CompactionID {
 // promptsInCheckpoint is how many of the last user prompts the automatic checkpoint keeps.
 const promptsInCheckpoint = 3
 
-// Env is what Record needs of the hook that calls it.
-type Env struct {
-	Files        safefile.Writer
-	Root, Config string
-	Now          time.Time
-	Warn         func(format string, args ...any)
-	DryRun       bool // plan every write, even for a compaction recorded already
-}
-
 // Input describes the compaction.
 type Input struct {
 	SessionID, TranscriptPath string
@@ -86,8 +77,8 @@ type run struct {
 	err    error  // the active pointer could not be resolved
 }
 
-func activeRun(env *Env) run {
-	r, err := runstate.Active(env.Root)
+func activeRun(p *project.Project) run {
+	r, err := runstate.Active(p.Root)
 	if errors.Is(err, runstate.ErrNoActive) {
 		return run{}
 	}
@@ -95,15 +86,15 @@ func activeRun(env *Env) run {
 		return run{err: err}
 	}
 	ar := run{active: true, run: r}
-	st, warnings, err := runstate.Load(env.Root, r)
+	st, warnings, err := runstate.Load(p.Root, r)
 	for _, w := range warnings {
-		env.Warn("%s/%s", r.Rel, w)
+		p.Warn("%s/%s", r.Rel, w)
 	}
 	switch {
 	case err != nil:
-		env.Warn("%s/state.json: %v", r.Rel, err)
+		p.Warn("%s/state.json: %v", r.Rel, err)
 		ar.note = fmt.Sprintf("state.json could not be read (%v); fix it so the next snapshot is complete", err)
-	case !safefile.IsFile(env.Root, r.StatePath()):
+	case !safefile.IsFile(p.Root, r.StatePath()):
 		ar.note = "state.json is missing; run `cairn run set key=value` to record the run's state"
 	}
 	ar.state = st
@@ -113,21 +104,21 @@ func activeRun(env *Env) run {
 // Record writes what a compaction needs: the whiteboard snapshot (with an active run), the
 // session-context snapshot, the automatic checkpoint and its timeline line. Every step runs even
 // when another fails; the failures are returned together.
-func Record(env Env, in Input) error {
+func Record(p *project.Project, in Input) error {
 	id := IdentityOf(in)
-	r := activeRun(&env)
-	if !env.DryRun && done(&env, id, r) {
+	r := activeRun(p)
+	if !p.DryRun && done(p, id, r) {
 		return nil // a repeat of a compaction recorded whole: nothing would change
 	}
-	f := gather(&env, in, id)
+	f := gather(p, in, id)
 	var errs []error
-	if err := refreshWhiteboard(&env, in, f, r); err != nil {
+	if err := refreshWhiteboard(p, in, f, r); err != nil {
 		errs = append(errs, err)
 	}
-	if err := refreshSessionFile(&env, in, f); err != nil {
+	if err := refreshSessionFile(p, in, f); err != nil {
 		errs = append(errs, fmt.Errorf(".claude/state/session-context.md: %w", err))
 	}
-	if err := autoCheckpoint(&env, in, f, r); err != nil {
+	if err := autoCheckpoint(p, in, f, r); err != nil {
 		errs = append(errs, fmt.Errorf("automatic checkpoint: %w", err))
 	}
 	return errors.Join(errs...)
@@ -135,9 +126,9 @@ func Record(env Env, in Input) error {
 
 // done reports whether every file already records compaction id: the checkpoint (written last),
 // the session-context snapshot and, with an active run, the whiteboard.
-func done(env *Env, id checkpoint.CompactionID, r run) bool {
+func done(p *project.Project, id checkpoint.CompactionID, r run) bool {
 	event := id.String()
-	if !checkpoint.Recorded(env.Root, event) || Recorded(env.Root) != event {
+	if !checkpoint.Recorded(p.Root, event) || Recorded(p.Root) != event {
 		return false
 	}
 	if r.err != nil {
@@ -146,7 +137,7 @@ func done(env *Env, id checkpoint.CompactionID, r run) bool {
 	if !r.active {
 		return true
 	}
-	data, _, err := safefile.ReadFile(env.Root, r.run.MemoryPath(), maxWhiteboard)
+	data, _, err := safefile.ReadFile(p.Root, r.run.MemoryPath(), maxWhiteboard)
 	return err == nil && whiteboard.Event(data) == event
 }
 
@@ -166,6 +157,7 @@ func Recorded(root string) string {
 // facts is what the event reads once and every step shares.
 type facts struct {
 	id        checkpoint.CompactionID
+	at        time.Time // the event's one instant: every file it writes says the same time
 	open      []tasks.Task
 	completed []tasks.Task
 	edited    []string
@@ -173,20 +165,20 @@ type facts struct {
 	branch    string
 }
 
-func gather(env *Env, in Input, id checkpoint.CompactionID) facts {
-	f := facts{id: id, branch: project.Branch(env.Root)}
+func gather(p *project.Project, in Input, id checkpoint.CompactionID) facts {
+	f := facts{id: id, at: p.Now(), branch: p.Branch()}
 	var all []tasks.Task
-	if env.Config != "" && in.SessionID != "" {
-		ts, err := tasks.ForSession(env.Config, in.SessionID)
+	if p.Config != "" && in.SessionID != "" {
+		ts, err := tasks.ForSession(p.Config, in.SessionID)
 		if err != nil {
-			env.Warn("tasks: %v", err)
+			p.Warn("tasks: %v", err)
 		}
 		all = ts
 	}
 	if in.TranscriptPath != "" {
-		tr, err := transcript.ForCompaction(in.TranscriptPath, env.Root, promptsInCheckpoint, len(all) == 0)
+		tr, err := transcript.ForCompaction(in.TranscriptPath, p.Root, promptsInCheckpoint, len(all) == 0)
 		if err != nil {
-			env.Warn("%v", err)
+			p.Warn("%v", err)
 		}
 		f.edited, f.prompts = tr.Edited, tr.Prompts
 		for _, td := range tr.Todos {
@@ -210,7 +202,7 @@ func taskLines(ts []tasks.Task) []string {
 	return out
 }
 
-func refreshWhiteboard(env *Env, in Input, f facts, r run) error {
+func refreshWhiteboard(p *project.Project, in Input, f facts, r run) error {
 	if r.err != nil {
 		return r.err
 	}
@@ -218,7 +210,7 @@ func refreshWhiteboard(env *Env, in Input, f facts, r run) error {
 		return nil // the whiteboard exists only inside a run
 	}
 	s := whiteboard.Snapshot{
-		Event: f.id.String(), At: env.Now, RunID: r.run.ID, State: r.state, StateNote: r.note,
+		Event: f.id.String(), At: f.at, RunID: r.run.ID, State: r.state, StateNote: r.note,
 		Trigger: in.Trigger, Instructions: in.Instructions, Tasks: taskLines(f.open), Files: f.edited,
 	}
 	if id := r.state.Get("run_id"); id != "" {
@@ -228,46 +220,46 @@ func refreshWhiteboard(env *Env, in Input, f facts, r run) error {
 		s.Trigger += ", recorded late by SessionStart (PreCompact did not run)"
 	}
 	var res whiteboard.Result
-	if _, err := env.Files.Update(r.run.MemoryPath(), 0o644, func(old []byte, exists bool) ([]byte, error) {
+	if _, err := p.Files.Update(r.run.MemoryPath(), 0o644, func(old []byte, exists bool) ([]byte, error) {
 		res = whiteboard.Refresh(old, exists, s)
 		return res.Data, nil
 	}); err != nil {
 		return fmt.Errorf("%s: %w", r.run.Rel+"/MEMORY.md", err)
 	}
 	if res.ProseOver {
-		env.Warn("%s/MEMORY.md: the prose alone is over %d lines; the snapshot was cut to its minimum", r.run.Rel, whiteboard.MaxLines-3)
+		p.Warn("%s/MEMORY.md: the prose alone is over %d lines; the snapshot was cut to its minimum", r.run.Rel, whiteboard.MaxLines-3)
 	} else if res.Dropped > 0 {
-		env.Warn("%s/MEMORY.md: snapshot shortened by %d lines to stay within %d lines", r.run.Rel, res.Dropped, whiteboard.MaxLines)
+		p.Warn("%s/MEMORY.md: snapshot shortened by %d lines to stay within %d lines", r.run.Rel, res.Dropped, whiteboard.MaxLines)
 	}
 	return nil
 }
 
-func refreshSessionFile(env *Env, in Input, f facts) error {
+func refreshSessionFile(p *project.Project, in Input, f facts) error {
 	snap := sessionfile.Snapshot{
-		Event: f.id.String(), At: env.Now, SessionID: in.SessionID, Trigger: in.Trigger, Branch: f.branch,
+		Event: f.id.String(), At: f.at, SessionID: in.SessionID, Trigger: in.Trigger, Branch: f.branch,
 		Tasks: taskLines(f.open), Files: f.edited,
 	}
-	_, err := env.Files.Update(sessionfile.Path(env.Root), 0o644, func(old []byte, exists bool) ([]byte, error) {
+	_, err := p.Files.Update(sessionfile.Path(p.Root), 0o644, func(old []byte, exists bool) ([]byte, error) {
 		return sessionfile.Refresh(old, exists, snap), nil
 	}, safefile.Limit(sessionfile.MaxSize))
 	return err
 }
 
-func autoCheckpoint(env *Env, in Input, f facts, r run) error {
+func autoCheckpoint(p *project.Project, in Input, f facts, r run) error {
 	ai := checkpoint.AutoInput{
 		SessionID: in.SessionID, Trigger: in.Trigger, Event: f.id.String(),
-		Instructions: in.Instructions, Branch: f.branch, Now: env.Now,
+		Instructions: in.Instructions, Branch: f.branch, Now: f.at,
 		Open: f.open, Completed: f.completed, FilesEdited: f.edited, Prompts: f.prompts,
 	}
 	if in.SessionID != "" {
-		if started, ok := registry.New(env.Files, env.Root).Started(in.SessionID); ok {
+		if started, ok := registry.New(p.Files, p.Root).Started(in.SessionID); ok {
 			ai.Started = started
 		}
 	}
 	if r.active {
 		ai.Run, ai.State = &r.run, &r.state
 	}
-	saved, written, err := checkpoint.Auto(env.Files, env.Root, ai)
+	saved, written, err := checkpoint.Auto(p.Files, p.Root, ai)
 	if err != nil || !written {
 		return err
 	}
@@ -275,8 +267,8 @@ func autoCheckpoint(env *Env, in Input, f facts, r run) error {
 	if trigger == "" {
 		trigger = "unknown"
 	}
-	if err := timeline.Append(env.Files, env.Root, timeline.Event{
-		Time: env.Now, Event: timeline.Compaction, Session: in.SessionID, Branch: f.branch,
+	if err := timeline.Append(p.Files, p.Root, timeline.Event{
+		Time: f.at, Event: timeline.Compaction, Session: in.SessionID, Branch: f.branch,
 		Trigger: trigger, Checkpoint: saved.Rel,
 	}); err != nil {
 		return fmt.Errorf("%s: %w", timeline.File, err)

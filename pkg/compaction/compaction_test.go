@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-hooks/cairn/pkg/project/projecttest"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 	"github.com/cairn-hooks/cairn/pkg/sessionfile"
 	"github.com/cairn-hooks/cairn/pkg/timeline"
@@ -119,9 +120,9 @@ func TestRecordOnceAndIdempotent(t *testing.T) {
 	os.MkdirAll(filepath.Join(root, ".agents", "runs", "r1"), 0o755)
 	os.WriteFile(filepath.Join(root, ".agents", "runs", "active"), []byte("r1\n"), 0o644)
 	t0 := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
-	env := Env{Files: safefile.Disk{Roots: []string{root}}, Root: root, Now: t0, Warn: func(string, ...any) {}}
+	w := projecttest.New(t, root, "", t0)
 	in := Input{SessionID: "s", TranscriptPath: tr, Trigger: "auto"}
-	if err := Record(env, in); err != nil {
+	if err := Record(w.Project, in); err != nil {
 		t.Fatal(err)
 	}
 	snapshot := func() map[string]string {
@@ -143,8 +144,8 @@ func TestRecordOnceAndIdempotent(t *testing.T) {
 	if !strings.Contains(first[sessionfile.Path(root)], "- Session: s · compaction:") {
 		t.Fatalf("session file:\n%s", first[sessionfile.Path(root)])
 	}
-	env.Now = t0.Add(time.Minute)
-	if err := Record(env, in); err != nil {
+	w.Now = func() time.Time { return t0.Add(time.Minute) }
+	if err := Record(w.Project, in); err != nil {
 		t.Fatal(err)
 	}
 	second := snapshot()
@@ -165,7 +166,7 @@ func TestRecordOnceAndIdempotent(t *testing.T) {
 	f.WriteString("{}\n")
 	f.Close()
 	in.Late = true
-	if err := Record(env, in); err != nil {
+	if err := Record(w.Project, in); err != nil {
 		t.Fatal(err)
 	}
 	mem2, _ := os.ReadFile(filepath.Join(root, ".agents", "runs", "r1", "MEMORY.md"))

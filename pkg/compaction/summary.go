@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
+	"github.com/cairn-hooks/cairn/pkg/project"
 )
 
 // LastRecorded returns the identity, as written, of the newest compaction of session sid that
@@ -27,7 +28,7 @@ func LastRecorded(root string, cat []checkpoint.Cataloged, sid string) string {
 // no boundary after it (Missed). When it is not — PreCompact did not run and SessionStart did
 // not record it late — the compaction is recorded first, marked late. A repeated PostCompact
 // changes nothing.
-func Summarize(env Env, in Input, summary string) error {
+func Summarize(p *project.Project, in Input, summary string) error {
 	if in.SessionID == "" {
 		return errors.New("no session_id in the payload: cannot tell which compaction this is")
 	}
@@ -35,31 +36,31 @@ func Summarize(env Env, in Input, summary string) error {
 	if in.TranscriptPath != "" {
 		tr = Transcript(in.TranscriptPath)
 	}
-	cat := checkpoint.Catalog(env.Root)
-	last := LastRecorded(env.Root, cat, in.SessionID)
+	cat := checkpoint.Catalog(p.Root)
+	last := LastRecorded(p.Root, cat, in.SessionID)
 	missed, err := Missed(in.SessionID, last, tr)
 	if err != nil {
-		env.Warn("%v", err)
+		p.Warn("%v", err)
 	}
 	if missed || last == "" {
 		in.Late = true
-		if err := Record(env, in); err != nil {
+		if err := Record(p, in); err != nil {
 			return fmt.Errorf("recording the compaction PreCompact missed: %w", err)
 		}
-		if env.DryRun {
+		if p.DryRun {
 			return nil // the checkpoint is only planned
 		}
-		cat = checkpoint.Catalog(env.Root)
+		cat = checkpoint.Catalog(p.Root)
 	}
 	text := checkpoint.CompactSummary(summary)
 	if text == "" {
 		return nil // nothing to keep; the checkpoint says what cairn saw
 	}
-	c, ok := checkpoint.Latest(env.Root, cat, checkpoint.KindAuto, in.SessionID, "")
+	c, ok := checkpoint.Latest(p.Root, cat, checkpoint.KindAuto, in.SessionID, "")
 	if !ok {
 		return fmt.Errorf("no automatic checkpoint of session %s to keep Claude Code's summary in", in.SessionID)
 	}
-	if _, err := checkpoint.AttachSummary(env.Files, env.Root, c, text); err != nil {
+	if _, err := checkpoint.AttachSummary(p.Files, p.Root, c, text); err != nil {
 		return fmt.Errorf("keeping Claude Code's summary: %w", err)
 	}
 	return nil

@@ -1,5 +1,5 @@
 // Package handback decides what SessionStart gives back to Claude, with or without a run
-// (SPEC §3 and §10). Start.Text is the whole decision, in this order:
+// (SPEC §3 and §10). [Text] is the whole decision, in this order:
 //
 //  1. After a compaction (source=compact) whose PreCompact did not run (compaction.Missed), the
 //     compaction is recorded now, late (compaction.Record). A resume looks for a compaction since
@@ -47,31 +47,26 @@ func enabled(env project.Env) bool {
 // pointerAge is how old a hand-off may be and still be pointed to at startup (SPEC §10).
 const pointerAge = 7 * 24 * time.Hour
 
-// Start is one SessionStart: the payload's fields that matter and the project it runs in.
+// Start is one SessionStart: the payload's fields that matter, and the active run the hook
+// resolved for its housekeeping.
 type Start struct {
 	SessionID, Source, TranscriptPath string
-	Root, Config, Branch              string
-	Env                               project.Env
-	Files                             safefile.Writer
-	Now                               func() time.Time
-	DryRun                            bool
-	Warn                              func(format string, args ...any) // a problem that does not stop the hook
-	Run                               runstate.Run                     // the active run, when RunErr is nil
-	RunErr                            error                            // runstate.ErrNoActive without one
+	Run                               runstate.Run // the active run, when RunErr is nil
+	RunErr                            error        // runstate.ErrNoActive without one
 }
 
-// Text records a compaction PreCompact missed and returns what SessionStart tells Claude ("" for
-// nothing). An error is one that leaves nothing to say (a damaged active run); the rest are
-// warnings.
-func (s Start) Text() (string, error) {
-	now := s.Now()
-	on := enabled(s.Env)
+// Text records a compaction PreCompact missed and returns what SessionStart tells Claude in
+// project p ("" for nothing). An error is one that leaves nothing to say (a damaged active run);
+// the rest are warnings, reported through p.Warn.
+func Text(p *project.Project, s Start) (string, error) {
+	now := p.Now()
+	on := enabled(p.Env)
 	// The catalog of cairn's checkpoints, read once (again after a late record changes it).
 	var cat []checkpoint.Cataloged
 	catRead := false
 	catalog := func() []checkpoint.Cataloged {
 		if !catRead {
-			cat, catRead = checkpoint.Catalog(s.Root), true
+			cat, catRead = checkpoint.Catalog(p.Root), true
 		}
 		return cat
 	}
@@ -83,21 +78,20 @@ func (s Start) Text() (string, error) {
 	switch s.Source {
 	case "compact":
 		compacted = true
-		missed, err := compaction.Missed(s.SessionID, compaction.LastRecorded(s.Root, catalog(), s.SessionID), tr)
+		missed, err := compaction.Missed(s.SessionID, compaction.LastRecorded(p.Root, catalog(), s.SessionID), tr)
 		if err != nil {
-			s.Warn("%v", err)
+			p.Warn("%v", err)
 		}
 		if missed {
-			if err := compaction.Record(
-				compaction.Env{Files: s.Files, Root: s.Root, Config: s.Config, Now: now, Warn: s.Warn, DryRun: s.DryRun},
+			if err := compaction.Record(p,
 				compaction.Input{SessionID: s.SessionID, TranscriptPath: s.TranscriptPath, Trigger: "auto", Late: true},
 			); err != nil {
-				s.Warn("recording the compaction PreCompact missed: %v", err)
+				p.Warn("recording the compaction PreCompact missed: %v", err)
 			}
 			catRead = false
 		}
 	case "resume":
-		last := compaction.LastRecorded(s.Root, catalog(), s.SessionID)
+		last := compaction.LastRecorded(p.Root, catalog(), s.SessionID)
 		var err error
 		if s.RunErr == nil {
 			compacted, err = compaction.CompactedSince(s.SessionID, last, tr) // SPEC §3, for the whiteboard
@@ -105,19 +99,19 @@ func (s Start) Text() (string, error) {
 			compacted, err = compaction.PendingHandBack(s.SessionID, last, tr)
 		}
 		if err != nil {
-			s.Warn("%v", err)
+			p.Warn("%v", err)
 		}
 	}
 	var pointer string
 	if on && (s.Source == "startup" || s.Source == "clear") {
-		pointer = handoffPointer(s.Root, catalog(), s.SessionID, s.Branch, now)
+		pointer = handoffPointer(p.Root, catalog(), s.SessionID, p.Branch(), now)
 	}
 	if errors.Is(s.RunErr, runstate.ErrNoActive) {
 		// After a compaction, and at a resume straight after one (a client that drops
 		// SessionStart(compact)'s context, as 2.1.100 does after /compact, hands it back at the
 		// next resume).
 		if on && compacted {
-			return s.afterCompaction(catalog()), nil
+			return afterCompaction(p, s, catalog()), nil
 		}
 		return pointer, nil
 	}
@@ -126,14 +120,14 @@ func (s Start) Text() (string, error) {
 	}
 	newest := ""
 	if compacted {
-		if c, ok := checkpoint.Latest(s.Root, catalog(), checkpoint.KindAuto, s.SessionID, ""); ok && s.SessionID != "" {
+		if c, ok := checkpoint.Latest(p.Root, catalog(), checkpoint.KindAuto, s.SessionID, ""); ok && s.SessionID != "" {
 			newest = c.File // this compaction's own checkpoint
-		} else if p, ok := checkpoint.Newest(s.Root); ok {
-			newest, _ = filepath.Rel(s.Root, p)
+		} else if path, ok := checkpoint.Newest(p.Root); ok {
+			newest, _ = filepath.Rel(p.Root, path)
 			newest = filepath.ToSlash(newest)
 		}
 	}
-	text := brief.ReadOrder(s.Root, s.Run, compacted, newest)
+	text := brief.ReadOrder(p.Root, s.Run, compacted, newest)
 	if pointer != "" {
 		text += "\n" + pointer // the read order at startup is a short list: both fit the budget
 	}
@@ -164,20 +158,20 @@ func handoffPointer(root string, cat []checkpoint.Cataloged, sid, branch string,
 
 // afterCompaction is the hand-back of the compaction this session just went through, from its
 // automatic checkpoint, or "" when there is none.
-func (s Start) afterCompaction(cat []checkpoint.Cataloged) string {
-	c, ok := checkpoint.Latest(s.Root, cat, checkpoint.KindAuto, s.SessionID, "")
+func afterCompaction(p *project.Project, s Start, cat []checkpoint.Cataloged) string {
+	c, ok := checkpoint.Latest(p.Root, cat, checkpoint.KindAuto, s.SessionID, "")
 	if !ok || s.SessionID == "" {
 		return ""
 	}
-	data, err := safefile.ReadHead(s.Root, c.Path(s.Root), checkpoint.MaxRead)
+	data, err := safefile.ReadHead(p.Root, c.Path(p.Root), checkpoint.MaxRead)
 	if err != nil {
-		s.Warn("%s: %v", c.File, err)
+		p.Warn("%s: %v", c.File, err)
 		return ""
 	}
 	fm, body := checkpoint.SplitLoose(data)
 	_, sec := checkpoint.ParseBody(body)
 	h := brief.Compacted{Checkpoint: c.File, Files: checkpoint.ReadFrontmatter(fm).Files, Tasks: checkpoint.TaskLines(sec.Remaining)}
-	if n, err := parking.New(s.Root, s.Config, s.Files, s.Now).Count(); err == nil {
+	if n, err := parking.New(p.Root, p.Config, p.Files, p.Now).Count(); err == nil {
 		h.Parked = n
 	}
 	return brief.AfterCompaction(h)

@@ -67,6 +67,8 @@ func newFixture(t *testing.T) fixture {
 	t.Helper()
 	f := fixture{root: t.TempDir(), now: time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)}
 	f.files = safefile.Disk{Roots: []string{f.root}}
+	os.MkdirAll(filepath.Join(f.root, ".git"), 0o755) // on branch main
+	os.WriteFile(filepath.Join(f.root, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
 	f.transcript = filepath.Join(t.TempDir(), "s1.jsonl")
 	line := `{"type":"assistant","message":{"id":"m","role":"assistant","content":[{"type":"tool_use","id":"t","name":"Write","input":{"file_path":"` + f.root + `/a.go","content":"x"}}]}}` + "\n"
 	if err := os.WriteFile(f.transcript, []byte(line), 0o644); err != nil {
@@ -78,10 +80,19 @@ func newFixture(t *testing.T) fixture {
 	return f
 }
 
-func (f fixture) start(source string, env project.Env) Start {
+// call is one SessionStart: its input and the world it runs in.
+type call struct {
+	p *project.Project
+	s Start
+}
+
+func (f fixture) start(source string, env project.Env) call {
 	r, err := runstate.Active(f.root)
-	return Start{SessionID: "s1", Source: source, TranscriptPath: f.transcript, Root: f.root, Branch: "main",
-		Env: env, Files: f.files, Now: func() time.Time { return f.now }, Warn: func(string, ...any) {}, Run: r, RunErr: err}
+	return call{f.world(env), Start{SessionID: "s1", Source: source, TranscriptPath: f.transcript, Run: r, RunErr: err}}
+}
+
+func (f fixture) world(env project.Env) *project.Project {
+	return &project.Project{Root: f.root, Env: env, Files: f.files, Now: func() time.Time { return f.now }, Warn: func(string, ...any) {}}
 }
 
 func (f fixture) autoCheckpoints() []checkpoint.Cataloged {
@@ -96,16 +107,16 @@ func (f fixture) autoCheckpoints() []checkpoint.Cataloged {
 
 func (f fixture) precompact(t *testing.T) {
 	t.Helper()
-	err := compaction.Record(compaction.Env{Files: f.files, Root: f.root, Now: f.now, Warn: func(string, ...any) {}},
+	err := compaction.Record(f.world(nil),
 		compaction.Input{SessionID: "s1", TranscriptPath: f.transcript, Trigger: "manual"})
 	if err != nil {
 		t.Fatal(err)
 	}
 }
 
-func text(t *testing.T, s Start) string {
+func text(t *testing.T, c call) string {
 	t.Helper()
-	out, err := s.Text()
+	out, err := Text(c.p, c.s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,9 +239,9 @@ func TestTextWithRun(t *testing.T) {
 // A damaged active run leaves nothing to say: the error is the hook's.
 func TestTextRunError(t *testing.T) {
 	f := newFixture(t)
-	s := f.start("startup", nil)
-	s.RunErr = errors.New("active run: damaged")
-	if _, err := s.Text(); err == nil {
+	c := f.start("startup", nil)
+	c.s.RunErr = errors.New("active run: damaged")
+	if _, err := Text(c.p, c.s); err == nil {
 		t.Error("no error for a damaged run")
 	}
 }

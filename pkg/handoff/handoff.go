@@ -20,7 +20,6 @@ import (
 	"errors"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
 	"github.com/cairn-hooks/cairn/pkg/parking"
@@ -35,14 +34,6 @@ import (
 // maxAutos is how many of the session's automatic checkpoints give their files to the hand-off.
 const maxAutos = 5
 
-// Env is what Write needs of the hook that calls it.
-type Env struct {
-	Files        safefile.Writer
-	Root, Config string
-	Now          func() time.Time
-	Warn         func(format string, args ...any)
-}
-
 // Input describes the session that ends.
 type Input struct {
 	SessionID, TranscriptPath, Reason string
@@ -50,11 +41,11 @@ type Input struct {
 
 // Write leaves the session's hand-off when it did work since its last checkpoint, and returns
 // it; written is false when there was nothing new to hand off.
-func Write(env Env, in Input) (saved checkpoint.Saved, written bool, err error) {
+func Write(p *project.Project, in Input) (saved checkpoint.Saved, written bool, err error) {
 	if in.SessionID == "" {
 		return saved, false, errors.New("no session_id in the payload")
 	}
-	cat := checkpoint.Catalog(env.Root)
+	cat := checkpoint.Catalog(p.Root)
 	var autos []checkpoint.Cataloged // the session's, newest first
 	var last *checkpoint.Cataloged   // its newest checkpoint of either kind
 	var prev *checkpoint.Cataloged   // its hand-off
@@ -84,14 +75,14 @@ func Write(env Env, in Input) (saved checkpoint.Saved, written bool, err error) 
 	}
 	var tr transcript.Handoff
 	if in.TranscriptPath != "" {
-		if tr, err = transcript.ForHandoff(in.TranscriptPath, env.Root, from); err != nil {
-			env.Warn("%v", err)
+		if tr, err = transcript.ForHandoff(in.TranscriptPath, p.Root, from); err != nil {
+			p.Warn("%v", err)
 		}
 	}
 	var all []tasks.Task
-	if env.Config != "" {
-		if all, err = tasks.ForSession(env.Config, in.SessionID); err != nil {
-			env.Warn("%v", err)
+	if p.Config != "" {
+		if all, err = tasks.ForSession(p.Config, in.SessionID); err != nil {
+			p.Warn("%v", err)
 		}
 	}
 	open, done := tasks.Open(all), tasks.Completed(all)
@@ -103,19 +94,19 @@ func Write(env Env, in Input) (saved checkpoint.Saved, written bool, err error) 
 		return saved, false, nil
 	}
 
-	now := env.Now()
+	now := p.Now()
 	hi := checkpoint.HandoffInput{
-		SessionID: in.SessionID, Reason: in.Reason, Branch: project.Branch(env.Root), Now: now,
+		SessionID: in.SessionID, Reason: in.Reason, Branch: p.Branch(), Now: now,
 		Prompts: tr.Prompts, LastReply: tr.LastText, Open: open, Size: tr.Size, Tasks: print,
 	}
-	if started, ok := registry.New(env.Files, env.Root).Started(in.SessionID); ok {
+	if started, ok := registry.New(p.Files, p.Root).Started(in.SessionID); ok {
 		hi.Started = started
 	}
-	if r, err := runstate.Active(env.Root); err == nil {
-		st, _, _ := runstate.Load(env.Root, r)
+	if r, err := runstate.Active(p.Root); err == nil {
+		st, _, _ := runstate.Load(p.Root, r)
 		hi.Run, hi.State = &r, &st
 	}
-	if n, err := parking.New(env.Root, env.Config, env.Files, env.Now).Count(); err == nil {
+	if n, err := parking.New(p.Root, p.Config, p.Files, p.Now).Count(); err == nil {
 		hi.Parked = n
 	}
 	var files []string
@@ -123,7 +114,7 @@ func Write(env Env, in Input) (saved checkpoint.Saved, written bool, err error) 
 		if i == maxAutos {
 			break
 		}
-		sum, fs := readAuto(env.Root, a)
+		sum, fs := readAuto(p.Root, a)
 		if i == 0 {
 			hi.Summary, hi.SummaryOf = sum, a.File
 		}
@@ -131,7 +122,7 @@ func Write(env Env, in Input) (saved checkpoint.Saved, written bool, err error) 
 	}
 	if in.TranscriptPath != "" {
 		if tr.Prompts, tr.LastText, err = transcript.LastWords(in.TranscriptPath, 3); err != nil {
-			env.Warn("%v", err)
+			p.Warn("%v", err)
 		}
 	}
 	hi.Prompts, hi.LastReply = tr.Prompts, tr.LastText
@@ -142,7 +133,7 @@ func Write(env Env, in Input) (saved checkpoint.Saved, written bool, err error) 
 		}
 	}
 	hi.Doing = doing(open, tr.Prompts)
-	saved, err = checkpoint.Handoff(env.Files, env.Root, hi)
+	saved, err = checkpoint.Handoff(p.Files, p.Root, hi)
 	return saved, err == nil || saved.Rel != "", err
 }
 

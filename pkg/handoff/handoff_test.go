@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
+	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
 
@@ -26,8 +27,8 @@ func newWorld(t *testing.T) *world {
 	return w
 }
 
-func (w *world) env() Env {
-	return Env{
+func (w *world) env() *project.Project {
+	return &project.Project{
 		Files: safefile.Disk{Roots: []string{w.root}}, Root: w.root, Config: w.conf,
 		Now:  func() time.Time { return w.now },
 		Warn: func(f string, a ...any) { w.t.Errorf("warning: "+f, a...) },

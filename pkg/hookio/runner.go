@@ -25,25 +25,21 @@ type Hook struct {
 	Run     func(ctx context.Context, inv *Invocation) error
 }
 
-// Invocation is the world a hook runs in. Everything a hook touches comes from here, so tests and
-// dry runs can replace it.
+// Invocation is one run of a hook: its payload, the protocol output it builds, and the world it
+// runs in (the embedded Project, built once by Main and passed down to every flow). Everything a
+// hook touches comes from here, so tests and dry runs can replace it.
 type Invocation struct {
-	Payload []byte
-	Common  Common
-	Env     project.Env
-	Now     func() time.Time
-	Root    string          // project root ("" when it cannot be determined)
-	Config  string          // Claude config dir ("" when neither CLAUDE_CONFIG_DIR nor HOME is set)
-	Files   safefile.Writer // safefile.Disk, or safefile.DryRun under --dry-run
-	DryRun  bool
-	Out     bytes.Buffer // protocol output, written to stdout only if Run succeeds
-	plan    bytes.Buffer // dry-run plans
-	stderr  io.Writer
-	name    string
+	*project.Project // Files is safefile.Disk, or safefile.DryRun under --dry-run; Warn is warn
+	Payload          []byte
+	Common           Common
+	Out              bytes.Buffer // protocol output, written to stdout only if Run succeeds
+	plan             bytes.Buffer // dry-run plans
+	stderr           io.Writer
+	name             string
 }
 
-// Warn reports a problem that does not stop the hook: one stderr line and a log entry.
-func (inv *Invocation) Warn(format string, args ...any) {
+// warn reports a problem that does not stop the hook: one stderr line and a log entry.
+func (inv *Invocation) warn(format string, args ...any) {
 	msg := plain.Line(fmt.Sprintf(format, args...), 0)
 	fmt.Fprintf(inv.stderr, "%s: warning: %s\n", inv.name, msg)
 	inv.log("warning", msg)
@@ -72,7 +68,8 @@ func (inv *Invocation) log(level, msg string) {
 // flag) exits 1, which Claude Code treats as a non-blocking error; Main never exits 2, the code
 // that would block a prompt or a compaction.
 func Main(ctx context.Context, h Hook, args []string, stdin io.Reader, stdout, stderr io.Writer, env project.Env, now func() time.Time) int {
-	inv := &Invocation{Env: env, Now: now, stderr: stderr, name: h.Name}
+	inv := &Invocation{Project: &project.Project{Env: env, Now: now}, stderr: stderr, name: h.Name}
+	inv.Warn = inv.warn
 	for _, a := range args {
 		switch a {
 		case "--help", "-h", "-help":

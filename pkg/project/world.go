@@ -1,0 +1,38 @@
+package project
+
+import (
+	"time"
+
+	"github.com/cairn-hooks/cairn/pkg/safefile"
+)
+
+// Project is the world one cairn process works in: the project, Claude Code's config directory,
+// the environment, the confined writer, the clock and the voice for warnings. A process builds it
+// once — hookio.Main for a hook, the CLI for a command — and passes it down to every flow and
+// every file handle, so that no package below reads os.Getenv, time.Now or stderr, and a test
+// builds the whole world with one call (projecttest.New).
+//
+// A Project is used by one goroutine at a time (a hook or a command is one); it is passed as a
+// pointer because it memoises what it reads once ([Project.Branch]).
+type Project struct {
+	Root   string          // the project root: absolute and cleaned
+	Config string          // Claude Code's config directory; "" when neither CLAUDE_CONFIG_DIR nor HOME is set
+	Env    Env             // the process environment (settings.json's env block reaches hooks through it)
+	Files  safefile.Writer // every write, confined to Root; a planner that writes nothing under --dry-run
+	Now    func() time.Time
+	// Warn reports a problem that does not stop the work: a hook writes one stderr line and
+	// a line in .claude/state/cairn.log, the CLI one stderr line.
+	Warn   func(format string, args ...any)
+	DryRun bool // plan every write, even those a repeat would skip
+
+	branch     string
+	branchRead bool
+}
+
+// Branch is the checked-out branch of Root ([Branch]), read once per process.
+func (p *Project) Branch() string {
+	if !p.branchRead {
+		p.branch, p.branchRead = Branch(p.Root), true
+	}
+	return p.branch
+}
