@@ -23,7 +23,6 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/runstate"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 	"github.com/cairn-hooks/cairn/pkg/sessionfile"
-	"github.com/cairn-hooks/cairn/pkg/whiteboard"
 )
 
 // Files cairn writes, relative to the project root (SPEC §2).
@@ -248,7 +247,7 @@ func checkWhiteboard(s *state, name, text string) {
 	if begins > 1 || begins != ends {
 		s.problem("%s: %d snapshot begin lines and %d end lines", name, begins, ends)
 	}
-	for _, sec := range whiteboard.Sections {
+	for _, sec := range runstate.Sections {
 		if n := strings.Count("\n"+text, "\n## "+sec+"\n"); n != 1 {
 			s.problem("%s: section %q appears %d times", name, sec, n)
 		}

@@ -29,7 +29,6 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/skills"
 	"github.com/cairn-hooks/cairn/pkg/transcript"
 	"github.com/cairn-hooks/cairn/pkg/version"
-	"github.com/cairn-hooks/cairn/pkg/whiteboard"
 )
 
 func init() {
@@ -576,8 +575,8 @@ func (d *doctor) checkState(c *CLI) {
 	case err != nil:
 		d.add(statusFail, "run", "%s/MEMORY.md: %v", r.Rel, err)
 	default:
-		if n := strings.Count(string(mem), "\n"); n > whiteboard.MaxLines {
-			d.add(statusWarn, "run", "%s/MEMORY.md has %d lines, over the whiteboard's %d: shorten its prose", r.Rel, n, whiteboard.MaxLines)
+		if n := strings.Count(string(mem), "\n"); n > runstate.WhiteboardLines {
+			d.add(statusWarn, "run", "%s/MEMORY.md has %d lines, over the whiteboard's %d: shorten its prose", r.Rel, n, runstate.WhiteboardLines)
 		}
 	}
 }

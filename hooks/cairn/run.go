@@ -12,7 +12,6 @@ import (
 
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/runstate"
-	"github.com/cairn-hooks/cairn/pkg/whiteboard"
 )
 
 func init() {
@@ -89,7 +88,7 @@ func runStart(ctx context.Context, c *CLI, args []string) error {
 		if exists {
 			return old, nil
 		}
-		return whiteboard.Template(r.ID, nil), nil
+		return runstate.Template(r.ID, nil), nil
 	}); err != nil {
 		return err
 	}

@@ -13,9 +13,11 @@ import (
 	"os"
 	"time"
 
+	"github.com/cairn-hooks/cairn/pkg/checkpoint"
 	"github.com/cairn-hooks/cairn/pkg/compaction"
 	"github.com/cairn-hooks/cairn/pkg/hookio"
 	"github.com/cairn-hooks/cairn/pkg/project"
+	"github.com/cairn-hooks/cairn/pkg/runstate"
 )
 
 var hook = hookio.Hook{
@@ -31,7 +33,7 @@ func main() {
 
 func run(ctx context.Context, inv *hookio.Invocation) error {
 	in := hookio.ParsePostCompact(inv.Payload)
-	return compaction.Summarize(inv.Project,
+	return compaction.Summarize(inv.Project, checkpoint.OpenCatalog(inv.Project), runstate.Open(inv.Project),
 		compaction.Input{SessionID: in.SessionID, TranscriptPath: in.TranscriptPath, Trigger: in.Trigger},
 		in.CompactSummary,
 	)

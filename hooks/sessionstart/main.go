@@ -54,15 +54,15 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 	}); err != nil {
 		inv.Warn("timeline: %v", err)
 	}
-	r, runErr := runstate.Active(inv.Root)
+	runs := runstate.Open(inv.Project)
 	if !inv.DryRun && in.Source != "compact" && safefile.SweepDue(inv.Root, now) {
 		// A compaction is mid-session: this session's own start swept already. And a temp file
 		// is removed only once an hour old: one sweep an hour per project finds every one.
-		sweepTemps(inv.Root, r, runErr == nil, now)
+		r, err := runs.Active()
+		sweepTemps(inv.Root, r, err == nil, now)
 	}
-
-	text, err := handback.Text(inv.Project, handback.Start{
-		SessionID: in.SessionID, Source: in.Source, TranscriptPath: in.TranscriptPath, Run: r, RunErr: runErr,
+	text, err := handback.Text(inv.Project, checkpoint.OpenCatalog(inv.Project), runs, handback.Start{
+		SessionID: in.SessionID, Source: in.Source, TranscriptPath: in.TranscriptPath,
 	})
 	if err != nil || text == "" {
 		return err

@@ -9,7 +9,6 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/plain"
 	"github.com/cairn-hooks/cairn/pkg/redact"
 	"github.com/cairn-hooks/cairn/pkg/runstate"
-	"github.com/cairn-hooks/cairn/pkg/safefile"
 	"github.com/cairn-hooks/cairn/pkg/tasks"
 	"time"
 )
@@ -57,7 +56,8 @@ type AutoInput struct {
 // returns the existing checkpoint with written false. No wall-clock window is involved. A new
 // checkpoint runs the retention rule (see RetainPerBranch), whose removals are logged in the
 // timeline.
-func Auto(files safefile.Writer, root string, in AutoInput) (saved Saved, written bool, err error) {
+func (x *Catalog) Auto(in AutoInput) (saved Saved, written bool, err error) {
+	files, root := x.files, x.root
 	if in.Event == "" {
 		return Saved{}, false, errors.New("automatic checkpoint: no compaction identity")
 	}
@@ -65,7 +65,7 @@ func Auto(files safefile.Writer, root string, in AutoInput) (saved Saved, writte
 	if trigger == "" {
 		trigger = "unknown"
 	}
-	err = writeCataloged(files, root, in.Now, in.SessionID, func(cat []Cataloged) (Cataloged, bool, []Cataloged, error) {
+	err = x.writeCataloged(in.Now, in.SessionID, func(cat []Cataloged) (Cataloged, bool, []Cataloged, error) {
 		written = false
 		for _, c := range cat {
 			if c.Kind == KindAuto && c.Event == in.Event && c.exists(root) {
@@ -242,18 +242,6 @@ func orDash(s string) string {
 		return "–"
 	}
 	return s
-}
-
-// Recorded reports, without the lock, whether the automatic checkpoint for event exists: its
-// event is in the catalog and its file is there. PreCompact asks it first, so that a repeated
-// PreCompact for the same compaction costs a stat and two small reads, not a transcript scan.
-func Recorded(root, event string) bool {
-	for _, c := range Catalog(root) {
-		if c.Kind == KindAuto && c.Event == event && c.exists(root) {
-			return true
-		}
-	}
-	return false
 }
 
 // article is "an" before a vowel, "a" before anything else ("an auto compaction").

@@ -37,7 +37,7 @@ func autoInput() AutoInput {
 
 func TestAutoContent(t *testing.T) {
 	root := t.TempDir()
-	saved, written, err := Auto(disk(root), root, autoInput())
+	saved, written, err := catalogOf(disk(root), root).Auto(autoInput())
 	if err != nil || !written {
 		t.Fatal(written, err)
 	}
@@ -72,7 +72,7 @@ func TestAutoContent(t *testing.T) {
 func TestAutoOncePerEvent(t *testing.T) {
 	root := t.TempDir()
 	in := autoInput()
-	firstSaved, written, err := Auto(disk(root), root, in)
+	firstSaved, written, err := catalogOf(disk(root), root).Auto(in)
 	if err != nil || !written {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestAutoOncePerEvent(t *testing.T) {
 	before, _ := os.ReadFile(first)
 	for i := 1; i <= 2; i++ {
 		in.Now = t0.Add(time.Duration(i) * time.Second)
-		p, written, err := Auto(disk(root), root, in)
+		p, written, err := catalogOf(disk(root), root).Auto(in)
 		if err != nil || written || p.Path != first {
 			t.Fatalf("repeat %d: %s %v %v", i, p.Path, written, err)
 		}
@@ -94,13 +94,13 @@ func TestAutoOncePerEvent(t *testing.T) {
 
 	// The index lost: the event is found in the newest checkpoint's frontmatter.
 	os.Remove(filepath.Join(root, IndexFile))
-	if p, written, err := Auto(disk(root), root, in); err != nil || written || p.Path != first {
+	if p, written, err := catalogOf(disk(root), root).Auto(in); err != nil || written || p.Path != first {
 		t.Fatalf("after index loss: %s %v %v", p.Path, written, err)
 	}
 
 	in.Event = "sess-1/manual/99999"
 	in.Now = t0.Add(time.Minute)
-	p, written, err := Auto(disk(root), root, in)
+	p, written, err := catalogOf(disk(root), root).Auto(in)
 	if err != nil || !written || p.Path == first {
 		t.Fatalf("new compaction: %s %v %v", p.Path, written, err)
 	}
@@ -121,7 +121,7 @@ func TestAutoConcurrent(t *testing.T) {
 			defer wg.Done()
 			in := autoInput()
 			in.Now = t0.Add(time.Duration(i) * time.Second)
-			_, w, err := Auto(disk(root), root, in)
+			_, w, err := catalogOf(disk(root), root).Auto(in)
 			if err != nil {
 				t.Error(err)
 			}
@@ -141,8 +141,8 @@ func TestAutoConcurrent(t *testing.T) {
 
 func TestAutoSameInputsSameBytes(t *testing.T) {
 	a, b := t.TempDir(), t.TempDir()
-	pa, _, _ := Auto(disk(a), a, autoInput())
-	pb, _, _ := Auto(disk(b), b, autoInput())
+	pa, _, _ := catalogOf(disk(a), a).Auto(autoInput())
+	pb, _, _ := catalogOf(disk(b), b).Auto(autoInput())
 	da, _ := os.ReadFile(pa.Path)
 	db, _ := os.ReadFile(pb.Path)
 	if !bytes.Equal(da, db) {
@@ -152,7 +152,7 @@ func TestAutoSameInputsSameBytes(t *testing.T) {
 
 func TestAutoMinimal(t *testing.T) {
 	root := t.TempDir()
-	saved, written, err := Auto(disk(root), root, AutoInput{Now: t0, Event: "nosession/unknown/-1"})
+	saved, written, err := catalogOf(disk(root), root).Auto(AutoInput{Now: t0, Event: "nosession/unknown/-1"})
 	if err != nil || !written {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func TestAutoMinimal(t *testing.T) {
 func TestAutoDryRunWritesNothing(t *testing.T) {
 	root := t.TempDir()
 	var out bytes.Buffer
-	saved, written, err := Auto(safefile.DryRun{Out: &out, Roots: []string{root}}, root, autoInput())
+	saved, written, err := catalogOf(safefile.DryRun{Out: &out, Roots: []string{root}}, root).Auto(autoInput())
 	if err != nil || !written || saved.Path == "" {
 		t.Fatal(saved, written, err)
 	}
@@ -232,7 +232,7 @@ func TestAutoTitleAndGrammar(t *testing.T) {
 		root := t.TempDir()
 		in := autoInput()
 		in.Trigger, in.Event = trigger, "s/"+trigger+"/1"
-		saved, _, err := Auto(disk(root), root, in)
+		saved, _, err := catalogOf(disk(root), root).Auto(in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -254,7 +254,7 @@ func TestAutoFindsLostEventInABusySecond(t *testing.T) {
 	for i := range 20 {
 		ev := fmt.Sprintf("s/auto/%d", 1000+i)
 		events = append(events, ev)
-		if _, written, err := Auto(disk(root), root, AutoInput{SessionID: "s", Trigger: "auto", Event: ev, Branch: "main", Now: t0}); err != nil || !written {
+		if _, written, err := catalogOf(disk(root), root).Auto(AutoInput{SessionID: "s", Trigger: "auto", Event: ev, Branch: "main", Now: t0}); err != nil || !written {
 			t.Fatalf("checkpoint %d: %v %v", i, written, err)
 		}
 	}
@@ -267,7 +267,7 @@ func TestAutoFindsLostEventInABusySecond(t *testing.T) {
 	if err := os.Remove(filepath.Join(root, filepath.FromSlash(IndexFile))); err != nil {
 		t.Fatal(err)
 	}
-	if _, written, err := Auto(disk(root), root, AutoInput{SessionID: "s", Trigger: "auto", Event: lastEvent, Branch: "main", Now: t0.Add(time.Second)}); err != nil || written {
+	if _, written, err := catalogOf(disk(root), root).Auto(AutoInput{SessionID: "s", Trigger: "auto", Event: lastEvent, Branch: "main", Now: t0.Add(time.Second)}); err != nil || written {
 		t.Fatalf("the repeat of %s: written %v, %v (a second checkpoint for one compaction)", lastEvent, written, err)
 	}
 	if n, _ := Names(root); len(n) != 20 {

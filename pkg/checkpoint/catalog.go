@@ -13,6 +13,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/cairn-hooks/cairn/pkg/jsonw"
+	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 	"github.com/cairn-hooks/cairn/pkg/timeline"
 )
@@ -154,29 +155,59 @@ func writeCatalog(cat []Cataloged) []byte {
 	return append(b, "]\n"...)
 }
 
-// Catalog reads the catalog without its lock (it is replaced atomically). A missing or damaged
-// catalog reads as empty.
-func Catalog(root string) []Cataloged {
-	data, _, err := safefile.ReadFile(root, filepath.Join(root, IndexFile), maxIndexSize)
-	if err != nil {
-		return nil
+// Catalog is the handle on IndexFile for one process: opened from the project, read at most once
+// (lazily, without the lock: the file is replaced atomically), and refreshed by its own writes —
+// Auto and Handoff leave it holding what they wrote under the lock — so that a flow that asks it
+// several questions and adds a checkpoint reads the file once. Pass it down; do not open a second.
+type Catalog struct {
+	root    string
+	files   safefile.Writer
+	entries []Cataloged
+	read    bool
+}
+
+// OpenCatalog returns the handle on p's catalog. It reads nothing until asked.
+func OpenCatalog(p *project.Project) *Catalog { return &Catalog{root: p.Root, files: p.Files} }
+
+// Entries returns the catalog's entries, oldest first. A missing or damaged catalog reads as
+// empty. The slice is the handle's: do not change it.
+func (x *Catalog) Entries() []Cataloged {
+	if !x.read {
+		x.read = true
+		data, _, err := safefile.ReadFile(x.root, filepath.Join(x.root, IndexFile), maxIndexSize)
+		if err == nil {
+			x.entries = readCatalog(data)
+		}
 	}
-	return readCatalog(data)
+	return x.entries
 }
 
 // Latest returns the newest entry of kind that matches session and branch ("" matches any), and
 // whose file is still there; ok is false when there is none.
-func Latest(root string, cat []Cataloged, kind, session, branch string) (Cataloged, bool) {
+func (x *Catalog) Latest(kind, session, branch string) (Cataloged, bool) {
+	cat := x.Entries()
 	for i := len(cat) - 1; i >= 0; i-- {
 		c := cat[i]
 		if c.Kind != kind || session != "" && c.Session != session || branch != "" && c.Branch != branch {
 			continue
 		}
-		if c.exists(root) {
+		if c.exists(x.root) {
 			return c, true
 		}
 	}
 	return Cataloged{}, false
+}
+
+// Recorded reports whether the automatic checkpoint for event exists: its event is in the catalog
+// and its file is there. PreCompact asks it first, so that a repeated PreCompact for the same
+// compaction costs a stat and two small reads, not a transcript scan.
+func (x *Catalog) Recorded(event string) bool {
+	for _, c := range x.Entries() {
+		if c.Kind == KindAuto && c.Event == event && c.exists(x.root) {
+			return true
+		}
+	}
+	return false
 }
 
 // Path is the entry's file, absolute.
@@ -269,11 +300,16 @@ func prune(files safefile.Writer, root string, now time.Time, session string, dr
 // it to the prune — or write a new one under the very name just logged as pruned (the
 // concurrency suite met both). A failure to prune is returned after the catalog is written: the
 // new checkpoint is kept either way.
-func writeCataloged(files safefile.Writer, root string, now time.Time, session string, write func(cat []Cataloged) (add Cataloged, ok bool, remove []Cataloged, err error)) error {
+//
+// The handle then holds the catalog as the lock saw it and as it was written: no reread.
+func (x *Catalog) writeCataloged(now time.Time, session string, write func(cat []Cataloged) (add Cataloged, ok bool, remove []Cataloged, err error)) error {
+	files, root := x.files, x.root
 	var pruneErr error
+	var final []Cataloged
 	_, err := files.Update(filepath.Join(root, IndexFile), 0o600, func(old []byte, _ bool) ([]byte, error) {
 		pruneErr = nil
 		cat := readCatalog(old)
+		final = cat
 		c, ok, remove, err := write(cat)
 		if err != nil {
 			return nil, err
@@ -295,10 +331,13 @@ func writeCataloged(files safefile.Writer, root string, now time.Time, session s
 			cat = keep
 		}
 		pruneErr = errors.Join(errs...)
+		final = cat
 		return writeCatalog(cat), nil
 	}, safefile.Limit(maxIndexSize), safefile.NoSync)
-	if err != nil {
+	if err != nil && !errors.Is(err, safefile.ErrNoChange) {
+		x.read = false // not written: the next question reads the file
 		return err
 	}
+	x.entries, x.read = final, true
 	return pruneErr
 }

@@ -77,7 +77,7 @@ func TestCatalogNamesOnlyCheckpoints(t *testing.T) {
 func makeAuto(t *testing.T, root, sid, branch string, at time.Time, size int) Saved {
 	t.Helper()
 	in := AutoInput{SessionID: sid, Trigger: "auto", Event: fmt.Sprintf("%s/auto/%d", sid, size), Branch: branch, Now: at}
-	s, written, err := Auto(disk(root), root, in)
+	s, written, err := catalogOf(disk(root), root).Auto(in)
 	if err != nil || !written {
 		t.Fatal(written, err)
 	}
@@ -118,7 +118,7 @@ func TestRetention(t *testing.T) {
 	if n := countKind(t, root, KindSaved); n != 1 {
 		t.Fatalf("the saved checkpoint is gone: %d", n)
 	}
-	cat := Catalog(root)
+	cat := catalogOf(disk(root), root).Entries()
 	if len(cat) != 33 {
 		t.Fatalf("catalog holds %d", len(cat))
 	}
@@ -163,7 +163,7 @@ func TestRetentionChecksKind(t *testing.T) {
 	if !strings.Contains(string(tl), `not removed: its kind is now saved, so it is no longer cairn's to prune`) {
 		t.Fatalf("%s", tl)
 	}
-	if len(Catalog(root)) != 1 {
+	if len(catalogOf(disk(root), root).Entries()) != 1 {
 		t.Fatal("the catalog must forget it")
 	}
 }
@@ -189,12 +189,12 @@ func TestRetentionBoundsGrowth(t *testing.T) {
 func TestAttachSummary(t *testing.T) {
 	root := t.TempDir()
 	in := autoInput()
-	s, _, err := Auto(disk(root), root, in)
+	s, _, err := catalogOf(disk(root), root).Auto(in)
 	if err != nil {
 		t.Fatal(err)
 	}
 	before, _ := os.ReadFile(s.Path)
-	c, ok := Latest(root, Catalog(root), KindAuto, "sess-1", "")
+	c, ok := catalogOf(disk(root), root).Latest(KindAuto, "sess-1", "")
 	if !ok || c.File != s.Rel {
 		t.Fatal(c, ok)
 	}
@@ -266,17 +266,17 @@ func TestHandoffReplaces(t *testing.T) {
 	root := t.TempDir()
 	in := HandoffInput{SessionID: "s1", Reason: "other", Branch: "main", Now: t0, Doing: "fix the lexer", Size: 10,
 		Open: []tasks.Task{{ID: "7", Subject: "wire it", Status: tasks.StatusPending}}, Parked: 2}
-	first, err := Handoff(disk(root), root, in)
+	first, err := catalogOf(disk(root), root).Handoff(in)
 	if err != nil {
 		t.Fatal(err)
 	}
 	other := in
 	other.SessionID, other.Now = "s2", t0.Add(time.Minute)
-	if _, err := Handoff(disk(root), root, other); err != nil {
+	if _, err := catalogOf(disk(root), root).Handoff(other); err != nil {
 		t.Fatal(err)
 	}
 	in.Now, in.Doing = t0.Add(2*time.Minute), "add the cache"
-	second, err := Handoff(disk(root), root, in)
+	second, err := catalogOf(disk(root), root).Handoff(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +286,7 @@ func TestHandoffReplaces(t *testing.T) {
 	if n := countKind(t, root, KindHandoff); n != 2 {
 		t.Fatalf("%d hand-offs, want 2", n)
 	}
-	c, ok := Latest(root, Catalog(root), KindHandoff, "", "main")
+	c, ok := catalogOf(disk(root), root).Latest(KindHandoff, "", "main")
 	if !ok || c.File != second.Rel || c.Line != "add the cache" || c.Size != 10 {
 		t.Fatalf("%+v", c)
 	}
@@ -371,5 +371,36 @@ func TestPrunedLineNamesItsCompaction(t *testing.T) {
 	}
 	if pruned != 3 || reused == 0 {
 		t.Fatalf("%d prunings logged (want 3), %d of their names taken again (want some: the case this test is for)\n%s", pruned, reused, tl)
+	}
+}
+
+// The handle reads the catalog once, and its own write leaves it holding what was written: a
+// flow that asks, adds and asks again (SessionStart's late record) reads the file once. The file
+// is damaged behind the handle's back to show no reread happens.
+func TestCatalogHandleReadsOnce(t *testing.T) {
+	root := t.TempDir()
+	makeAuto(t, root, "s1", "main", t0, 1)
+	x := catalogOf(disk(root), root)
+	if len(x.Entries()) != 1 {
+		t.Fatalf("%+v", x.Entries())
+	}
+	index := filepath.Join(root, IndexFile)
+	os.WriteFile(index, []byte("not json"), 0o600)
+	if c, ok := x.Latest(KindAuto, "s1", ""); !ok || c.Session != "s1" {
+		t.Fatalf("the handle reread the catalog: %+v %v", c, ok)
+	}
+	// Its own write reads the file under the lock (damaged: empty) and leaves the handle holding
+	// the result, without another read.
+	in := autoInput()
+	in.Event, in.Now = "s2/auto/5", t0.Add(time.Minute)
+	if _, written, err := x.Auto(in); err != nil || !written {
+		t.Fatal(written, err)
+	}
+	os.Remove(index)
+	if !x.Recorded("s2/auto/5") || len(x.Entries()) != 1 {
+		t.Fatalf("after its write the handle holds %+v", x.Entries())
+	}
+	if fresh := catalogOf(disk(root), root); fresh.Recorded("s2/auto/5") {
+		t.Fatal("a fresh handle reads the file: it was removed")
 	}
 }

@@ -51,9 +51,10 @@ type HandoffInput struct {
 // Handoff writes the session's hand-off checkpoint (kind handoff) and returns it. A session has
 // one hand-off: a new one (the session resumed, did more and ended again) replaces the one
 // before, whose removal is logged. It runs the retention rule as Auto does.
-func Handoff(files safefile.Writer, root string, in HandoffInput) (Saved, error) {
+func (x *Catalog) Handoff(in HandoffInput) (Saved, error) {
+	files, root := x.files, x.root
 	var saved Saved
-	err := writeCataloged(files, root, in.Now, in.SessionID, func(cat []Cataloged) (Cataloged, bool, []Cataloged, error) {
+	err := x.writeCataloged(in.Now, in.SessionID, func(cat []Cataloged) (Cataloged, bool, []Cataloged, error) {
 		var old []Cataloged
 		for _, c := range cat {
 			if c.Kind == KindHandoff && c.Session == in.SessionID && in.SessionID != "" {

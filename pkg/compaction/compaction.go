@@ -10,12 +10,12 @@
 //     one stat of the transcript (checkpoint.CompactionID);
 //  2. activeRun: the active run and its state.json (runstate), resolved and read once;
 //  3. done: whether checkpoint.Recorded, the session-context snapshot (sessionfile) and the
-//     whiteboard (whiteboard.Event) all carry that identity already; then it returns, so a
+//     whiteboard (runstate.WhiteboardEvent) all carry that identity already; then it returns, so a
 //     repeated PreCompact costs a stat and a few small reads;
 //  4. gather: Claude Code's task list (tasks), the branch (project), and one read of the
 //     transcript from its end (transcript.ForCompaction: the files edited since the last
 //     compaction, the last prompts);
-//  5. whiteboard.Refresh into the run's MEMORY.md, when a run is active;
+//  5. runstate.RefreshWhiteboard into the run's MEMORY.md, when a run is active;
 //  6. sessionfile.Refresh into .claude/state/session-context.md (its parked items untouched);
 //  7. checkpoint.Auto: the automatic checkpoint, once per identity;
 //  8. timeline.Append: one "compaction" line in memory/timeline.jsonl, when the checkpoint is new.
@@ -39,7 +39,6 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/tasks"
 	"github.com/cairn-hooks/cairn/pkg/timeline"
 	"github.com/cairn-hooks/cairn/pkg/transcript"
-	"github.com/cairn-hooks/cairn/pkg/whiteboard"
 )
 
 // IdentityOf returns the identity of the compaction in, from one stat of its transcript.
@@ -77,8 +76,8 @@ type run struct {
 	err    error  // the active pointer could not be resolved
 }
 
-func activeRun(p *project.Project) run {
-	r, err := runstate.Active(p.Root)
+func activeRun(p *project.Project, runs *runstate.Runs) run {
+	r, err := runs.Active()
 	if errors.Is(err, runstate.ErrNoActive) {
 		return run{}
 	}
@@ -86,7 +85,7 @@ func activeRun(p *project.Project) run {
 		return run{err: err}
 	}
 	ar := run{active: true, run: r}
-	st, warnings, err := runstate.Load(p.Root, r)
+	st, warnings, err := runs.State()
 	for _, w := range warnings {
 		p.Warn("%s/%s", r.Rel, w)
 	}
@@ -104,10 +103,10 @@ func activeRun(p *project.Project) run {
 // Record writes what a compaction needs: the whiteboard snapshot (with an active run), the
 // session-context snapshot, the automatic checkpoint and its timeline line. Every step runs even
 // when another fails; the failures are returned together.
-func Record(p *project.Project, in Input) error {
+func Record(p *project.Project, cat *checkpoint.Catalog, runs *runstate.Runs, in Input) error {
 	id := IdentityOf(in)
-	r := activeRun(p)
-	if !p.DryRun && done(p, id, r) {
+	r := activeRun(p, runs)
+	if !p.DryRun && done(p, cat, id, r) {
 		return nil // a repeat of a compaction recorded whole: nothing would change
 	}
 	f := gather(p, in, id)
@@ -118,7 +117,7 @@ func Record(p *project.Project, in Input) error {
 	if err := refreshSessionFile(p, in, f); err != nil {
 		errs = append(errs, fmt.Errorf(".claude/state/session-context.md: %w", err))
 	}
-	if err := autoCheckpoint(p, in, f, r); err != nil {
+	if err := autoCheckpoint(p, cat, in, f, r); err != nil {
 		errs = append(errs, fmt.Errorf("automatic checkpoint: %w", err))
 	}
 	return errors.Join(errs...)
@@ -126,9 +125,9 @@ func Record(p *project.Project, in Input) error {
 
 // done reports whether every file already records compaction id: the checkpoint (written last),
 // the session-context snapshot and, with an active run, the whiteboard.
-func done(p *project.Project, id checkpoint.CompactionID, r run) bool {
+func done(p *project.Project, cat *checkpoint.Catalog, id checkpoint.CompactionID, r run) bool {
 	event := id.String()
-	if !checkpoint.Recorded(p.Root, event) || Recorded(p.Root) != event {
+	if !cat.Recorded(event) || Recorded(p.Root) != event {
 		return false
 	}
 	if r.err != nil {
@@ -138,7 +137,7 @@ func done(p *project.Project, id checkpoint.CompactionID, r run) bool {
 		return true
 	}
 	data, _, err := safefile.ReadFile(p.Root, r.run.MemoryPath(), maxWhiteboard)
-	return err == nil && whiteboard.Event(data) == event
+	return err == nil && runstate.WhiteboardEvent(data) == event
 }
 
 // maxWhiteboard bounds the read of MEMORY.md: it is capped at 200 lines.
@@ -209,7 +208,7 @@ func refreshWhiteboard(p *project.Project, in Input, f facts, r run) error {
 	if !r.active {
 		return nil // the whiteboard exists only inside a run
 	}
-	s := whiteboard.Snapshot{
+	s := runstate.Snapshot{
 		Event: f.id.String(), At: f.at, RunID: r.run.ID, State: r.state, StateNote: r.note,
 		Trigger: in.Trigger, Instructions: in.Instructions, Tasks: taskLines(f.open), Files: f.edited,
 	}
@@ -219,17 +218,17 @@ func refreshWhiteboard(p *project.Project, in Input, f facts, r run) error {
 	if in.Late {
 		s.Trigger += ", recorded late by SessionStart (PreCompact did not run)"
 	}
-	var res whiteboard.Result
+	var res runstate.WhiteboardResult
 	if _, err := p.Files.Update(r.run.MemoryPath(), 0o644, func(old []byte, exists bool) ([]byte, error) {
-		res = whiteboard.Refresh(old, exists, s)
+		res = runstate.RefreshWhiteboard(old, exists, s)
 		return res.Data, nil
 	}); err != nil {
 		return fmt.Errorf("%s: %w", r.run.Rel+"/MEMORY.md", err)
 	}
 	if res.ProseOver {
-		p.Warn("%s/MEMORY.md: the prose alone is over %d lines; the snapshot was cut to its minimum", r.run.Rel, whiteboard.MaxLines-3)
+		p.Warn("%s/MEMORY.md: the prose alone is over %d lines; the snapshot was cut to its minimum", r.run.Rel, runstate.WhiteboardLines-3)
 	} else if res.Dropped > 0 {
-		p.Warn("%s/MEMORY.md: snapshot shortened by %d lines to stay within %d lines", r.run.Rel, res.Dropped, whiteboard.MaxLines)
+		p.Warn("%s/MEMORY.md: snapshot shortened by %d lines to stay within %d lines", r.run.Rel, res.Dropped, runstate.WhiteboardLines)
 	}
 	return nil
 }
@@ -245,7 +244,7 @@ func refreshSessionFile(p *project.Project, in Input, f facts) error {
 	return err
 }
 
-func autoCheckpoint(p *project.Project, in Input, f facts, r run) error {
+func autoCheckpoint(p *project.Project, cat *checkpoint.Catalog, in Input, f facts, r run) error {
 	ai := checkpoint.AutoInput{
 		SessionID: in.SessionID, Trigger: in.Trigger, Event: f.id.String(),
 		Instructions: in.Instructions, Branch: f.branch, Now: f.at,
@@ -259,7 +258,7 @@ func autoCheckpoint(p *project.Project, in Input, f facts, r run) error {
 	if r.active {
 		ai.Run, ai.State = &r.run, &r.state
 	}
-	saved, written, err := checkpoint.Auto(p.Files, p.Root, ai)
+	saved, written, err := cat.Auto(ai)
 	if err != nil || !written {
 		return err
 	}

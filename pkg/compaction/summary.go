@@ -6,14 +6,14 @@ import (
 
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
 	"github.com/cairn-hooks/cairn/pkg/project"
+	"github.com/cairn-hooks/cairn/pkg/runstate"
 )
 
 // LastRecorded returns the identity, as written, of the newest compaction of session sid that
-// has an automatic checkpoint in cat (the catalog, as checkpoint.Catalog read it), or "". Unlike
-// Recorded (the project's last snapshot, whichever session took it), it is not confused by a
-// parallel session compacting.
-func LastRecorded(root string, cat []checkpoint.Cataloged, sid string) string {
-	c, ok := checkpoint.Latest(root, cat, checkpoint.KindAuto, sid, "")
+// has an automatic checkpoint in the catalog, or "". Unlike Recorded (the project's last
+// snapshot, whichever session took it), it is not confused by a parallel session compacting.
+func LastRecorded(cat *checkpoint.Catalog, sid string) string {
+	c, ok := cat.Latest(checkpoint.KindAuto, sid, "")
 	if !ok || sid == "" {
 		return ""
 	}
@@ -28,7 +28,7 @@ func LastRecorded(root string, cat []checkpoint.Cataloged, sid string) string {
 // no boundary after it (Missed). When it is not — PreCompact did not run and SessionStart did
 // not record it late — the compaction is recorded first, marked late. A repeated PostCompact
 // changes nothing.
-func Summarize(p *project.Project, in Input, summary string) error {
+func Summarize(p *project.Project, cat *checkpoint.Catalog, runs *runstate.Runs, in Input, summary string) error {
 	if in.SessionID == "" {
 		return errors.New("no session_id in the payload: cannot tell which compaction this is")
 	}
@@ -36,27 +36,25 @@ func Summarize(p *project.Project, in Input, summary string) error {
 	if in.TranscriptPath != "" {
 		tr = Transcript(in.TranscriptPath)
 	}
-	cat := checkpoint.Catalog(p.Root)
-	last := LastRecorded(p.Root, cat, in.SessionID)
+	last := LastRecorded(cat, in.SessionID)
 	missed, err := Missed(in.SessionID, last, tr)
 	if err != nil {
 		p.Warn("%v", err)
 	}
 	if missed || last == "" {
 		in.Late = true
-		if err := Record(p, in); err != nil {
+		if err := Record(p, cat, runs, in); err != nil {
 			return fmt.Errorf("recording the compaction PreCompact missed: %w", err)
 		}
 		if p.DryRun {
 			return nil // the checkpoint is only planned
 		}
-		cat = checkpoint.Catalog(p.Root)
 	}
 	text := checkpoint.CompactSummary(summary)
 	if text == "" {
 		return nil // nothing to keep; the checkpoint says what cairn saw
 	}
-	c, ok := checkpoint.Latest(p.Root, cat, checkpoint.KindAuto, in.SessionID, "")
+	c, ok := cat.Latest(checkpoint.KindAuto, in.SessionID, "")
 	if !ok {
 		return fmt.Errorf("no automatic checkpoint of session %s to keep Claude Code's summary in", in.SessionID)
 	}

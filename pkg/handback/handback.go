@@ -47,29 +47,19 @@ func enabled(env project.Env) bool {
 // pointerAge is how old a hand-off may be and still be pointed to at startup (SPEC §10).
 const pointerAge = 7 * 24 * time.Hour
 
-// Start is one SessionStart: the payload's fields that matter, and the active run the hook
-// resolved for its housekeeping.
+// Start is one SessionStart: the payload's fields that matter.
 type Start struct {
 	SessionID, Source, TranscriptPath string
-	Run                               runstate.Run // the active run, when RunErr is nil
-	RunErr                            error        // runstate.ErrNoActive without one
 }
 
 // Text records a compaction PreCompact missed and returns what SessionStart tells Claude in
-// project p ("" for nothing). An error is one that leaves nothing to say (a damaged active run);
-// the rest are warnings, reported through p.Warn.
-func Text(p *project.Project, s Start) (string, error) {
+// project p ("" for nothing). cat and runs are p's catalog and runs, opened by the hook: Text
+// reads each once, and a late record leaves the catalog holding what it wrote. An error is one
+// that leaves nothing to say (a damaged active run); the rest are warnings, through p.Warn.
+func Text(p *project.Project, cat *checkpoint.Catalog, runs *runstate.Runs, s Start) (string, error) {
+	run, runErr := runs.Active()
 	now := p.Now()
 	on := enabled(p.Env)
-	// The catalog of cairn's checkpoints, read once (again after a late record changes it).
-	var cat []checkpoint.Cataloged
-	catRead := false
-	catalog := func() []checkpoint.Cataloged {
-		if !catRead {
-			cat, catRead = checkpoint.Catalog(p.Root), true
-		}
-		return cat
-	}
 	var tr compaction.Boundaries
 	if s.TranscriptPath != "" {
 		tr = compaction.Transcript(s.TranscriptPath)
@@ -78,22 +68,21 @@ func Text(p *project.Project, s Start) (string, error) {
 	switch s.Source {
 	case "compact":
 		compacted = true
-		missed, err := compaction.Missed(s.SessionID, compaction.LastRecorded(p.Root, catalog(), s.SessionID), tr)
+		missed, err := compaction.Missed(s.SessionID, compaction.LastRecorded(cat, s.SessionID), tr)
 		if err != nil {
 			p.Warn("%v", err)
 		}
 		if missed {
-			if err := compaction.Record(p,
+			if err := compaction.Record(p, cat, runs,
 				compaction.Input{SessionID: s.SessionID, TranscriptPath: s.TranscriptPath, Trigger: "auto", Late: true},
 			); err != nil {
 				p.Warn("recording the compaction PreCompact missed: %v", err)
 			}
-			catRead = false
 		}
 	case "resume":
-		last := compaction.LastRecorded(p.Root, catalog(), s.SessionID)
+		last := compaction.LastRecorded(cat, s.SessionID)
 		var err error
-		if s.RunErr == nil {
+		if runErr == nil {
 			compacted, err = compaction.CompactedSince(s.SessionID, last, tr) // SPEC §3, for the whiteboard
 		} else if on {
 			compacted, err = compaction.PendingHandBack(s.SessionID, last, tr)
@@ -104,30 +93,30 @@ func Text(p *project.Project, s Start) (string, error) {
 	}
 	var pointer string
 	if on && (s.Source == "startup" || s.Source == "clear") {
-		pointer = handoffPointer(p.Root, catalog(), s.SessionID, p.Branch(), now)
+		pointer = handoffPointer(p.Root, cat.Entries(), s.SessionID, p.Branch(), now)
 	}
-	if errors.Is(s.RunErr, runstate.ErrNoActive) {
+	if errors.Is(runErr, runstate.ErrNoActive) {
 		// After a compaction, and at a resume straight after one (a client that drops
 		// SessionStart(compact)'s context, as 2.1.100 does after /compact, hands it back at the
 		// next resume).
 		if on && compacted {
-			return afterCompaction(p, s, catalog()), nil
+			return afterCompaction(p, s, cat), nil
 		}
 		return pointer, nil
 	}
-	if s.RunErr != nil {
-		return "", s.RunErr
+	if runErr != nil {
+		return "", runErr
 	}
 	newest := ""
 	if compacted {
-		if c, ok := checkpoint.Latest(p.Root, catalog(), checkpoint.KindAuto, s.SessionID, ""); ok && s.SessionID != "" {
+		if c, ok := cat.Latest(checkpoint.KindAuto, s.SessionID, ""); ok && s.SessionID != "" {
 			newest = c.File // this compaction's own checkpoint
 		} else if path, ok := checkpoint.Newest(p.Root); ok {
 			newest, _ = filepath.Rel(p.Root, path)
 			newest = filepath.ToSlash(newest)
 		}
 	}
-	text := brief.ReadOrder(p.Root, s.Run, compacted, newest)
+	text := brief.ReadOrder(p.Root, run, compacted, newest)
 	if pointer != "" {
 		text += "\n" + pointer // the read order at startup is a short list: both fit the budget
 	}
@@ -158,8 +147,8 @@ func handoffPointer(root string, cat []checkpoint.Cataloged, sid, branch string,
 
 // afterCompaction is the hand-back of the compaction this session just went through, from its
 // automatic checkpoint, or "" when there is none.
-func afterCompaction(p *project.Project, s Start, cat []checkpoint.Cataloged) string {
-	c, ok := checkpoint.Latest(p.Root, cat, checkpoint.KindAuto, s.SessionID, "")
+func afterCompaction(p *project.Project, s Start, cat *checkpoint.Catalog) string {
+	c, ok := cat.Latest(checkpoint.KindAuto, s.SessionID, "")
 	if !ok || s.SessionID == "" {
 		return ""
 	}

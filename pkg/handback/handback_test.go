@@ -1,7 +1,6 @@
 package handback
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,21 +27,21 @@ func TestPointer(t *testing.T) {
 		{SessionID: "s9", Branch: "feat", Now: ended.Add(time.Hour), Doing: "another branch"},
 		{SessionID: "s8", Branch: "main", Now: ended.Add(8 * 24 * time.Hour), Doing: "from the future"},
 	} {
-		if _, err := checkpoint.Handoff(files, root, h); err != nil {
+		if _, err := checkpoint.OpenCatalog(&project.Project{Root: root, Files: files}).Handoff(h); err != nil {
 			t.Fatal(err)
 		}
 	}
-	p := handoffPointer(root, checkpoint.Catalog(root), "s2", "main", ended.Add(6*24*time.Hour))
+	p := handoffPointer(root, checkpoint.OpenCatalog(&project.Project{Root: root}).Entries(), "s2", "main", ended.Add(6*24*time.Hour))
 	if !strings.Contains(p, "ended 6d ago (2026-11-20 09:00 UTC)") || !strings.Contains(p, "It was working on: the lexer.") {
 		t.Fatalf("%q", p)
 	}
-	if p := handoffPointer(root, checkpoint.Catalog(root), "s1", "main", ended.Add(time.Hour)); !strings.Contains(p, "older work") {
+	if p := handoffPointer(root, checkpoint.OpenCatalog(&project.Project{Root: root}).Entries(), "s1", "main", ended.Add(time.Hour)); !strings.Contains(p, "older work") {
 		t.Fatalf("a session is pointed to its own hand-off: %q", p)
 	}
-	if p := handoffPointer(root, checkpoint.Catalog(root), "s2", "main", ended.Add(7*24*time.Hour+time.Minute)); p != "" {
+	if p := handoffPointer(root, checkpoint.OpenCatalog(&project.Project{Root: root}).Entries(), "s2", "main", ended.Add(7*24*time.Hour+time.Minute)); p != "" {
 		t.Fatalf("a hand-off over 7 days old: %q", p)
 	}
-	if p := handoffPointer(root, checkpoint.Catalog(root), "s2", "none", ended); p != "" {
+	if p := handoffPointer(root, checkpoint.OpenCatalog(&project.Project{Root: root}).Entries(), "s2", "none", ended); p != "" {
 		t.Fatalf("a branch without a hand-off: %q", p)
 	}
 }
@@ -74,7 +73,7 @@ func newFixture(t *testing.T) fixture {
 	if err := os.WriteFile(f.transcript, []byte(line), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := checkpoint.Handoff(f.files, f.root, checkpoint.HandoffInput{SessionID: "prev", Branch: "main", Now: f.now.Add(-time.Hour), Doing: "the lexer"}); err != nil {
+	if _, err := f.catalog().Handoff(checkpoint.HandoffInput{SessionID: "prev", Branch: "main", Now: f.now.Add(-time.Hour), Doing: "the lexer"}); err != nil {
 		t.Fatal(err)
 	}
 	return f
@@ -82,13 +81,14 @@ func newFixture(t *testing.T) fixture {
 
 // call is one SessionStart: its input and the world it runs in.
 type call struct {
-	p *project.Project
-	s Start
+	p    *project.Project
+	runs *runstate.Runs
+	s    Start
 }
 
 func (f fixture) start(source string, env project.Env) call {
-	r, err := runstate.Active(f.root)
-	return call{f.world(env), Start{SessionID: "s1", Source: source, TranscriptPath: f.transcript, Run: r, RunErr: err}}
+	w := f.world(env)
+	return call{w, runstate.Open(w), Start{SessionID: "s1", Source: source, TranscriptPath: f.transcript}}
 }
 
 func (f fixture) world(env project.Env) *project.Project {
@@ -97,7 +97,7 @@ func (f fixture) world(env project.Env) *project.Project {
 
 func (f fixture) autoCheckpoints() []checkpoint.Cataloged {
 	var out []checkpoint.Cataloged
-	for _, c := range checkpoint.Catalog(f.root) {
+	for _, c := range f.catalog().Entries() {
 		if c.Kind == checkpoint.KindAuto {
 			out = append(out, c)
 		}
@@ -107,16 +107,18 @@ func (f fixture) autoCheckpoints() []checkpoint.Cataloged {
 
 func (f fixture) precompact(t *testing.T) {
 	t.Helper()
-	err := compaction.Record(f.world(nil),
+	err := compaction.Record(f.world(nil), f.catalog(), runstate.Open(f.world(nil)),
 		compaction.Input{SessionID: "s1", TranscriptPath: f.transcript, Trigger: "manual"})
 	if err != nil {
 		t.Fatal(err)
 	}
 }
 
+func (f fixture) catalog() *checkpoint.Catalog { return checkpoint.OpenCatalog(f.world(nil)) }
+
 func text(t *testing.T, c call) string {
 	t.Helper()
-	out, err := Text(c.p, c.s)
+	out, err := Text(c.p, checkpoint.OpenCatalog(c.p), c.runs, c.s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,9 +241,10 @@ func TestTextWithRun(t *testing.T) {
 // A damaged active run leaves nothing to say: the error is the hook's.
 func TestTextRunError(t *testing.T) {
 	f := newFixture(t)
+	os.MkdirAll(filepath.Join(f.root, ".agents", "runs"), 0o755)
+	os.WriteFile(filepath.Join(f.root, ".agents", "runs", "active"), []byte("../../outside\n"), 0o644)
 	c := f.start("startup", nil)
-	c.s.RunErr = errors.New("active run: damaged")
-	if _, err := Text(c.p, c.s); err == nil {
+	if _, err := Text(c.p, checkpoint.OpenCatalog(c.p), c.runs, c.s); err == nil {
 		t.Error("no error for a damaged run")
 	}
 }

@@ -41,11 +41,11 @@ type Input struct {
 
 // Write leaves the session's hand-off when it did work since its last checkpoint, and returns
 // it; written is false when there was nothing new to hand off.
-func Write(p *project.Project, in Input) (saved checkpoint.Saved, written bool, err error) {
+func Write(p *project.Project, catalog *checkpoint.Catalog, runs *runstate.Runs, in Input) (saved checkpoint.Saved, written bool, err error) {
 	if in.SessionID == "" {
 		return saved, false, errors.New("no session_id in the payload")
 	}
-	cat := checkpoint.Catalog(p.Root)
+	cat := catalog.Entries()
 	var autos []checkpoint.Cataloged // the session's, newest first
 	var last *checkpoint.Cataloged   // its newest checkpoint of either kind
 	var prev *checkpoint.Cataloged   // its hand-off
@@ -102,8 +102,8 @@ func Write(p *project.Project, in Input) (saved checkpoint.Saved, written bool, 
 	if started, ok := registry.New(p.Files, p.Root).Started(in.SessionID); ok {
 		hi.Started = started
 	}
-	if r, err := runstate.Active(p.Root); err == nil {
-		st, _, _ := runstate.Load(p.Root, r)
+	if r, err := runs.Active(); err == nil {
+		st, _, _ := runs.State()
 		hi.Run, hi.State = &r, &st
 	}
 	if n, err := parking.New(p.Root, p.Config, p.Files, p.Now).Count(); err == nil {
@@ -133,7 +133,7 @@ func Write(p *project.Project, in Input) (saved checkpoint.Saved, written bool, 
 		}
 	}
 	hi.Doing = doing(open, tr.Prompts)
-	saved, err = checkpoint.Handoff(p.Files, p.Root, hi)
+	saved, err = catalog.Handoff(hi)
 	return saved, err == nil || saved.Rel != "", err
 }
 

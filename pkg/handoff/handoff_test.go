@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
 	"github.com/cairn-hooks/cairn/pkg/project"
+	"github.com/cairn-hooks/cairn/pkg/runstate"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
 
@@ -38,7 +39,7 @@ func (w *world) env() *project.Project {
 func (w *world) end() (checkpoint.Saved, bool) {
 	w.t.Helper()
 	w.now = w.now.Add(time.Minute)
-	s, written, err := Write(w.env(), Input{SessionID: "s1", TranscriptPath: w.tr, Reason: "other"})
+	s, written, err := Write(w.env(), checkpoint.OpenCatalog(w.env()), runstate.Open(w.env()), Input{SessionID: "s1", TranscriptPath: w.tr, Reason: "other"})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -139,14 +140,14 @@ func TestWriteAfterCompaction(t *testing.T) {
 	w := newWorld(t)
 	w.say(prompt("x"))
 	fi, _ := os.Stat(w.tr)
-	saved, _, err := checkpoint.Auto(w.env().Files, w.root, checkpoint.AutoInput{
+	saved, _, err := checkpoint.OpenCatalog(w.env()).Auto(checkpoint.AutoInput{
 		SessionID: "s1", Trigger: "auto", Event: fmt.Sprintf("s1/auto/%d", fi.Size()), Now: w.now,
 		FilesEdited: []string{"before.go"},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, _ := checkpoint.Latest(w.root, checkpoint.Catalog(w.root), checkpoint.KindAuto, "s1", "")
+	c, _ := checkpoint.OpenCatalog(w.env()).Latest(checkpoint.KindAuto, "s1", "")
 	if _, err := checkpoint.AttachSummary(w.env().Files, w.root, c, "THE-SUMMARY"); err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +171,7 @@ func TestWriteSinceLastCheckpoint(t *testing.T) {
 	w := newWorld(t)
 	w.say(edit(filepath.Join(w.root, "old.go")))
 	fi, _ := os.Stat(w.tr)
-	if _, _, err := checkpoint.Auto(w.env().Files, w.root, checkpoint.AutoInput{
+	if _, _, err := checkpoint.OpenCatalog(w.env()).Auto(checkpoint.AutoInput{
 		SessionID: "s1", Trigger: "auto", Event: fmt.Sprintf("s1/auto/%d", fi.Size()), Now: w.now,
 	}); err != nil {
 		t.Fatal(err)

@@ -1,7 +1,9 @@
-// Package runstate reads and writes a run's flat state.json (seed 001's run state contract) and
-// finds the active run named by .agents/runs/active.
+// Package runstate owns a run's directory under .agents/runs/ (seed 001): the active pointer
+// (.agents/runs/active), the run's flat state.json, and its whiteboard MEMORY.md
+// ([RefreshWhiteboard]). A process opens the project's runs once ([Open]) and passes the handle
+// down: the active pointer and the active run's state.json are each read at most once.
 //
-// The contract: state.json holds flat top-level string keys only, one key per line, because the
+// The state contract: state.json holds flat top-level string keys only, one key per line, because the
 // seed's hooks read it with grep and sed. The writer refuses anything else; the reader skips a
 // nested value with a warning naming the key, so one bad key never hides the rest.
 package runstate
@@ -252,4 +254,45 @@ func Load(root string, r Run) (State, []string, error) {
 		return State{}, nil, err
 	}
 	return Parse(data)
+}
+
+// Runs is the handle on a project's runs for one process: the active pointer and the active
+// run's state.json, each read at most once, on first use.
+type Runs struct {
+	root string
+
+	resolved bool
+	active   Run
+	err      error
+
+	loaded   bool
+	state    State
+	warnings []string
+	stateErr error
+}
+
+// Open returns the handle on p's runs. It reads nothing until asked.
+func Open(p *project.Project) *Runs { return &Runs{root: p.Root} }
+
+// Active is [Active] for the handle's project, read once: ErrNoActive without an active run.
+func (h *Runs) Active() (Run, error) {
+	if !h.resolved {
+		h.resolved = true
+		h.active, h.err = Active(h.root)
+	}
+	return h.active, h.err
+}
+
+// State is [Load] of the active run's state.json, read once, with the warnings for keys skipped.
+// Without an active run it is Active's error.
+func (h *Runs) State() (State, []string, error) {
+	r, err := h.Active()
+	if err != nil {
+		return State{}, nil, err
+	}
+	if !h.loaded {
+		h.loaded = true
+		h.state, h.warnings, h.stateErr = Load(h.root, r)
+	}
+	return h.state, h.warnings, h.stateErr
 }

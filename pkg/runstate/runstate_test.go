@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cairn-hooks/cairn/pkg/project"
 )
 
 func TestParseTolerant(t *testing.T) {
@@ -103,4 +105,31 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The handle resolves the active pointer and reads state.json once: changed behind its back, it
+// still answers from its first read.
+func TestRunsHandleReadsOnce(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, RunsDir, "r1")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(root, ActiveFile), []byte("r1\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "state.json"), []byte(`{"phase": "build"}`), 0o644)
+	h := Open(&project.Project{Root: root})
+	r, err := h.Active()
+	st, _, serr := h.State()
+	if err != nil || serr != nil || r.ID != "r1" || st.Get("phase") != "build" {
+		t.Fatal(r, err, st, serr)
+	}
+	os.Remove(filepath.Join(root, ActiveFile))
+	os.WriteFile(filepath.Join(dir, "state.json"), []byte(`{"phase": "review"}`), 0o644)
+	if r, err := h.Active(); err != nil || r.ID != "r1" {
+		t.Fatal("reread the active pointer:", r, err)
+	}
+	if st, _, _ := h.State(); st.Get("phase") != "build" {
+		t.Fatal("reread state.json:", st.Get("phase"))
+	}
+	if _, err := Open(&project.Project{Root: root}).Active(); !errors.Is(err, ErrNoActive) {
+		t.Fatal("a fresh handle reads the pointer anew:", err)
+	}
 }

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/cairn-hooks/cairn/pkg/parking"
+	"github.com/cairn-hooks/cairn/pkg/runstate"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 	"github.com/cairn-hooks/cairn/pkg/transcript"
-	"github.com/cairn-hooks/cairn/pkg/whiteboard"
 	"github.com/cairn-hooks/cairn/scripts/internal/stats"
 )
 
@@ -121,7 +121,7 @@ func (f *fixture) libraryDiag(st *states) ([]diagRow, error) {
 		return nil, err
 	}
 	for _, n := range []int{10, 100, 500, 1000, 2000, 4096} {
-		snap := whiteboard.Snapshot{Event: "bench/auto/1", At: time.Now(), RunID: "bench-run", Trigger: "auto"}
+		snap := runstate.Snapshot{Event: "bench/auto/1", At: time.Now(), RunID: "bench-run", Trigger: "auto"}
 		snap.State.Set("phase", "implement")
 		for i := 0; i < n; i++ {
 			snap.Files = append(snap.Files, fmt.Sprintf("src/pkg%03d/file%04d.go", i%97, i))
@@ -131,10 +131,10 @@ func (f *fixture) libraryDiag(st *states) ([]diagRow, error) {
 			k = 1
 		}
 		d, res := bestOf(k, func() string {
-			r := whiteboard.Refresh(mem, true, snap)
+			r := runstate.RefreshWhiteboard(mem, true, snap)
 			return fmt.Sprintf("%d lines, %d dropped", r.Lines, r.Dropped)
 		})
-		rows = append(rows, diagRow{what: fmt.Sprintf("whiteboard.Refresh, %d edited files", n), best: d, result: res})
+		rows = append(rows, diagRow{what: fmt.Sprintf("runstate.RefreshWhiteboard, %d edited files", n), best: d, result: res})
 	}
 	return rows, nil
 }

@@ -1,4 +1,4 @@
-package whiteboard
+package runstate
 
 import (
 	"bytes"
@@ -6,14 +6,12 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/cairn-hooks/cairn/pkg/runstate"
 )
 
 var t0 = time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 
 func snap(event string, at time.Time) Snapshot {
-	var st runstate.State
+	var st State
 	st.Set("phase", "build")
 	return Snapshot{Event: event, At: at, RunID: "r1", State: st, Trigger: "auto",
 		Tasks: []string{"[in progress] write the parser", "[pending] wire it"},
@@ -21,14 +19,14 @@ func snap(event string, at time.Time) Snapshot {
 }
 
 func TestRefreshCreates(t *testing.T) {
-	res := Refresh(nil, false, snap("s/auto/1", t0))
+	res := RefreshWhiteboard(nil, false, snap("s/auto/1", t0))
 	got := string(res.Data)
 	for _, want := range []string{"# Run r1 — whiteboard\n", "event=s/auto/1 at=2026-11-29T10:00:00Z", "## Current state\n", "## Blockers\n", "  - [in progress] write the parser\n", "  - pkg/b.go\n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in\n%s", want, got)
 		}
 	}
-	if res.Dropped != 0 || res.Lines > MaxLines {
+	if res.Dropped != 0 || res.Lines > WhiteboardLines {
 		t.Errorf("dropped %d, lines %d", res.Dropped, res.Lines)
 	}
 }
@@ -36,12 +34,12 @@ func TestRefreshCreates(t *testing.T) {
 // The same event keeps its recorded time, so a repeated PreCompact is byte-identical even when
 // the clock has moved; a new event takes the new time.
 func TestRefreshSameEventIsIdempotent(t *testing.T) {
-	first := Refresh(nil, false, snap("s/auto/1", t0)).Data
-	again := Refresh(first, true, snap("s/auto/1", t0.Add(time.Minute))).Data
+	first := RefreshWhiteboard(nil, false, snap("s/auto/1", t0)).Data
+	again := RefreshWhiteboard(first, true, snap("s/auto/1", t0.Add(time.Minute))).Data
 	if !bytes.Equal(first, again) {
 		t.Fatalf("same event changed the file:\n%s\n---\n%s", first, again)
 	}
-	next := Refresh(first, true, snap("s/auto/2", t0.Add(time.Minute))).Data
+	next := RefreshWhiteboard(first, true, snap("s/auto/2", t0.Add(time.Minute))).Data
 	if !bytes.Contains(next, []byte("at=2026-11-29T10:01:00Z")) {
 		t.Fatalf("new event kept the old time:\n%s", next)
 	}
@@ -49,7 +47,7 @@ func TestRefreshSameEventIsIdempotent(t *testing.T) {
 
 func TestRefreshKeepsProse(t *testing.T) {
 	old := "# T\n\nintro\n<!-- cairn:snapshot begin event=x at=bad -->\nold\n<!-- cairn:snapshot end -->\n\n## Current state\nkeep <!-- me -->\n"
-	got := string(Refresh([]byte(old), true, snap("e", t0)).Data)
+	got := string(RefreshWhiteboard([]byte(old), true, snap("e", t0)).Data)
 	if !strings.HasPrefix(got, "# T\n\nintro\n<!-- cairn:snapshot begin event=e ") || !strings.HasSuffix(got, "<!-- cairn:snapshot end -->\n\n## Current state\nkeep <!-- me -->\n") {
 		t.Fatalf("prose moved:\n%s", got)
 	}
@@ -61,7 +59,7 @@ func TestRefreshKeepsProse(t *testing.T) {
 // A begin marker without an end runs to the next heading: replaced, not duplicated.
 func TestRefreshDamagedBlock(t *testing.T) {
 	old := "# T\n<!-- cairn:snapshot begin event=x at=2020-01-01T00:00:00Z -->\n- stale\n## Next\ndo it\n"
-	got := string(Refresh([]byte(old), true, snap("e", t0)).Data)
+	got := string(RefreshWhiteboard([]byte(old), true, snap("e", t0)).Data)
 	if strings.Count(got, beginPrefix) != 1 || strings.Contains(got, "- stale") || !strings.HasSuffix(got, "## Next\ndo it\n") {
 		t.Fatalf("damaged block not repaired:\n%s", got)
 	}
@@ -78,15 +76,15 @@ func TestRefreshCap(t *testing.T) {
 		for i := 0; i < prose; i++ {
 			fmt.Fprintf(&b, "line %d\n", i)
 		}
-		res := Refresh([]byte(b.String()), true, s)
+		res := RefreshWhiteboard([]byte(b.String()), true, s)
 		proseLines := prose + 3
-		if proseLines+3 <= MaxLines && res.Lines > MaxLines {
+		if proseLines+3 <= WhiteboardLines && res.Lines > WhiteboardLines {
 			t.Errorf("prose %d: %d lines", prose, res.Lines)
 		}
 		if got := strings.Count(string(res.Data), "\nline "); got != prose {
 			t.Errorf("prose %d: %d prose lines kept", prose, got)
 		}
-		if res.ProseOver != (proseLines+3 > MaxLines) {
+		if res.ProseOver != (proseLines+3 > WhiteboardLines) {
 			t.Errorf("prose %d: ProseOver=%v", prose, res.ProseOver)
 		}
 		if prose == 100 && res.Dropped != 0 {
@@ -102,7 +100,7 @@ func TestRefreshCap(t *testing.T) {
 func TestCleanValues(t *testing.T) {
 	s := snap("e", t0)
 	s.State.Set("phase", "x\n## Current state\n<!-- cairn:snapshot end -->")
-	got := string(Refresh(nil, false, s).Data)
+	got := string(RefreshWhiteboard(nil, false, s).Data)
 	if strings.Count(got, "\n## Current state") != 1 || strings.Count(got, "\n"+endMarker) != 1 {
 		t.Fatalf("forged structure:\n%s", got)
 	}
@@ -114,11 +112,11 @@ func FuzzRefresh(f *testing.F) {
 	f.Add([]byte("\r\n\r\n## a\r\n"), "x y")
 	f.Fuzz(func(t *testing.T, old []byte, event string) {
 		s := snap(event, t0)
-		res := Refresh(old, true, s)
+		res := RefreshWhiteboard(old, true, s)
 		if n := strings.Count("\n"+string(res.Data), "\n"+beginPrefix); n != 1 {
 			t.Fatalf("%d blocks", n)
 		}
-		again := Refresh(res.Data, true, s)
+		again := RefreshWhiteboard(res.Data, true, s)
 		if !bytes.Equal(again.Data, res.Data) {
 			t.Fatalf("not idempotent:\n%q\n%q", res.Data, again.Data)
 		}
@@ -132,12 +130,12 @@ func TestFitLongLists(t *testing.T) {
 	for i := 0; i < 4096; i++ {
 		s.Files = append(s.Files, fmt.Sprintf("pkg/f%04d.go", i))
 	}
-	res := Refresh(nil, false, s)
+	res := RefreshWhiteboard(nil, false, s)
 	got := string(res.Data)
-	if strings.Count(got, "  - pkg/") != maxListItems || !strings.Contains(got, fmt.Sprintf("  - … %d more\n", len(s.Files)-maxListItems)) || res.Lines > MaxLines {
+	if strings.Count(got, "  - pkg/") != maxListItems || !strings.Contains(got, fmt.Sprintf("  - … %d more\n", len(s.Files)-maxListItems)) || res.Lines > WhiteboardLines {
 		t.Fatalf("%d lines:\n%s", res.Lines, got)
 	}
-	if allocs := testing.AllocsPerRun(3, func() { Refresh(nil, false, s) }); allocs > 2000 {
+	if allocs := testing.AllocsPerRun(3, func() { RefreshWhiteboard(nil, false, s) }); allocs > 2000 {
 		t.Errorf("%v allocations for one refresh: the fit is re-rendering", allocs)
 	}
 }

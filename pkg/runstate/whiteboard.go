@@ -1,8 +1,9 @@
-// Package whiteboard maintains a run's MEMORY.md (seed 001): a snapshot block owned by the
-// PreCompact hook, between two marker lines, and five prose sections owned by people and Claude.
-// The hook rewrites only its block; prose is never changed or dropped, and the whole file is
-// kept within MaxLines by shortening the block, never the prose.
-package whiteboard
+package runstate
+
+// The whiteboard: a run's MEMORY.md is a snapshot block owned by the PreCompact hook, between two
+// marker lines, and five prose sections owned by people and Claude. The hook rewrites only its
+// block; prose is never changed or dropped, and the whole file is kept within WhiteboardLines by
+// shortening the block, never the prose.
 
 import (
 	"bytes"
@@ -11,12 +12,11 @@ import (
 	"time"
 
 	"github.com/cairn-hooks/cairn/pkg/mdblock"
-	"github.com/cairn-hooks/cairn/pkg/runstate"
 )
 
-// MaxLines caps MEMORY.md (seed 001: "a whiteboard longer than that is a second context to
+// WhiteboardLines caps MEMORY.md (seed 001: "a whiteboard longer than that is a second context to
 // lose, not a summary").
-const MaxLines = 200
+const WhiteboardLines = 200
 
 // Sections are the five prose sections, in order.
 var Sections = []string{"Current state", "In progress", "Next", "Decisions", "Blockers"}
@@ -33,9 +33,9 @@ type Snapshot struct {
 	Event string
 	At    time.Time // when the compaction began (taken from the block when Event matches)
 
-	RunID     string         // the run's id: state.json's run_id, else its directory's name
-	State     runstate.State // the run's state.json
-	StateNote string         // e.g. "state.json is unreadable"; shown instead of silence
+	RunID     string // the run's id: state.json's run_id, else its directory's name
+	State     State  // the run's state.json
+	StateNote string // e.g. "state.json is unreadable"; shown instead of silence
 
 	Trigger      string
 	Instructions *string
@@ -60,33 +60,33 @@ func Template(runID string, block []string) []byte {
 
 var markers = mdblock.Markers{Begin: beginPrefix, End: endMarker}
 
-// Result is what Refresh did.
-type Result struct {
+// WhiteboardResult is what RefreshWhiteboard did.
+type WhiteboardResult struct {
 	Data      []byte
-	Dropped   int  // snapshot lines dropped to stay within MaxLines
-	ProseOver bool // the prose alone is over MaxLines; the block is minimal
+	Dropped   int  // snapshot lines dropped to stay within WhiteboardLines
+	ProseOver bool // the prose alone is over WhiteboardLines; the block is minimal
 	Lines     int  // lines in the new file
 }
 
-// Refresh returns MEMORY.md with its block rebuilt from s: the block is replaced in place, or
+// RefreshWhiteboard returns MEMORY.md with its block rebuilt from s: the block is replaced in place, or
 // inserted after a leading "# " title (or at the top) when missing, or the file is created from
 // Template when it does not exist. Nothing outside the block changes, except that a separating
 // blank line is added after a newly inserted block.
-func Refresh(old []byte, exists bool, s Snapshot) Result {
+func RefreshWhiteboard(old []byte, exists bool, s Snapshot) WhiteboardResult {
 	if !exists {
-		block, dropped, over := fit(s, MaxLines-countLines(Template(s.RunID, nil)))
+		block, dropped, over := fit(s, WhiteboardLines-countLines(Template(s.RunID, nil)))
 		data := Template(s.RunID, block)
-		return Result{Data: data, Dropped: dropped, ProseOver: over, Lines: countLines(data)}
+		return WhiteboardResult{Data: data, Dropped: dropped, ProseOver: over, Lines: countLines(data)}
 	}
 	f := markers.Split(old)
 	if at, err := time.Parse(time.RFC3339, f.Attrs["at"]); err == nil && f.Attrs["event"] != "" && f.Attrs["event"] == attr(s.Event) {
 		s.At = at
 	}
 	before, after := f.Place()
-	budget := MaxLines - len(before) - len(after)
+	budget := WhiteboardLines - len(before) - len(after)
 	block, dropped, over := fit(s, budget)
 	data := mdblock.Join(before, block, after)
-	return Result{Data: data, Dropped: dropped, ProseOver: over, Lines: countLines(data)}
+	return WhiteboardResult{Data: data, Dropped: dropped, ProseOver: over, Lines: countLines(data)}
 }
 
 func countLines(b []byte) int { return bytes.Count(b, []byte("\n")) }
@@ -138,16 +138,16 @@ func fit(s Snapshot, budget int) (block []string, dropped int, proseOver bool) {
 		return b, n, false
 	}
 	n := len(full) - 3
-	one := fmt.Sprintf("- Run: %s · phase: %s — snapshot cut by %d lines to keep MEMORY.md within %d lines", val(s.RunID), val(s.State.Get("phase")), n, MaxLines)
+	one := fmt.Sprintf("- Run: %s · phase: %s — snapshot cut by %d lines to keep MEMORY.md within %d lines", val(s.RunID), val(s.State.Get("phase")), n, WhiteboardLines)
 	over := budget < 3
 	if over {
-		one = fmt.Sprintf("- Run: %s · phase: %s — snapshot cut to its minimum: the prose below is over %d lines; trim it", val(s.RunID), val(s.State.Get("phase")), MaxLines-3)
+		one = fmt.Sprintf("- Run: %s · phase: %s — snapshot cut to its minimum: the prose below is over %d lines; trim it", val(s.RunID), val(s.State.Get("phase")), WhiteboardLines-3)
 	}
 	return []string{beginLine(s), one, endMarker}, n, over
 }
 
 func withNote(b []string, n int) []string {
-	note := fmt.Sprintf("- (snapshot shortened by %d lines to keep MEMORY.md within %d lines)", n, MaxLines)
+	note := fmt.Sprintf("- (snapshot shortened by %d lines to keep MEMORY.md within %d lines)", n, WhiteboardLines)
 	out := append([]string(nil), b[:len(b)-1]...)
 	return append(out, note, b[len(b)-1])
 }
@@ -180,7 +180,7 @@ func render(s Snapshot, nt, nf int, optional bool) []string {
 	l = append(l, fmt.Sprintf("- Run: %s · issue: %s · phase: %s", val(s.RunID), val(st.Get("issue")), val(st.Get("phase"))))
 	l = append(l, fmt.Sprintf("- Branch: %s · PR: %s", val(st.Get("branch")), val(st.Get("pr"))))
 	var g []string
-	for _, n := range runstate.Gates {
+	for _, n := range Gates {
 		g = append(g, n+": "+val(st.Gate(n)))
 	}
 	l = append(l, "- Gates: "+strings.Join(g, " · "))
@@ -228,5 +228,5 @@ func val(s string) string {
 // clean makes s one safe line inside the block.
 func clean(s string) string { return mdblock.Clean(s, 300) }
 
-// Event returns the compaction identity recorded in MEMORY.md's block, or "".
-func Event(data []byte) string { return markers.Split(data).Attrs["event"] }
+// WhiteboardEvent returns the compaction identity recorded in MEMORY.md's block, or "".
+func WhiteboardEvent(data []byte) string { return markers.Split(data).Attrs["event"] }
