@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -83,6 +84,25 @@ func usageOf(group, name string) error {
 		name = group + " " + name
 	}
 	return usagef("%s", strings.TrimSpace("cairn "+name+" "+cmd.usage))
+}
+
+// argsUsage is the usage error of a command given the wrong number of positional arguments:
+// it names the ones missing (each as the usage line spells it, "<detail>"), or the first one too
+// many, before the usage line.
+func argsUsage(group, name string, pos []string, want ...string) error {
+	usage := usageOf(group, name)
+	switch {
+	case len(pos) < len(want):
+		missing := want[len(pos):]
+		msg := "missing " + missing[0]
+		if len(missing) > 1 {
+			msg = "missing " + strings.Join(missing[:len(missing)-1], ", ") + " and " + missing[len(missing)-1]
+		}
+		return usagef("%s; %v", msg, usage)
+	case len(pos) > len(want):
+		return usagef("unexpected argument %q (quote text that holds spaces as one argument); %v", pos[len(want)], usage)
+	}
+	return nil
 }
 
 // usageError exits 2.
@@ -182,6 +202,10 @@ func dispatch(ctx context.Context, c *CLI, args []string) error {
 	}
 	g, ok := groups[args[0]]
 	if !ok {
+		names := slices.Concat(slices.Collect(maps.Keys(groups)), slices.Collect(maps.Keys(topLevel)))
+		if s := suggest(args[0], names); s != "" {
+			return usagef("unknown command %q; did you mean %q?", args[0], s)
+		}
 		return usagef("unknown command %q", args[0])
 	}
 	if len(args) < 2 || args[1] == "--help" || args[1] == "-h" {
@@ -193,9 +217,65 @@ func dispatch(ctx context.Context, c *CLI, args []string) error {
 	}
 	cmd, ok := g[args[1]]
 	if !ok {
-		return usagef("unknown command \"%s %s\"", args[0], args[1])
+		names := slices.Sorted(maps.Keys(g))
+		msg := fmt.Sprintf("unknown command \"%s %s\"", args[0], args[1])
+		if s := suggest(args[1], names); s != "" {
+			msg += fmt.Sprintf("; did you mean \"%s %s\"?", args[0], s)
+		}
+		return usagef("%s (the %s commands are: %s)", msg, args[0], strings.Join(names, ", "))
 	}
 	return runCommand(ctx, c, args[0]+" "+args[1], cmd, args[2:])
+}
+
+// suggest is the candidate a mistyped word most likely meant: the one it is a prefix of, when
+// only one is ("resum" → "resume"), else the nearest within two edits ("sesion" → "session"),
+// when no other is as near. "" when nothing is close enough to say.
+func suggest(word string, candidates []string) string {
+	var prefixed []string
+	for _, c := range candidates {
+		if strings.HasPrefix(c, word) {
+			prefixed = append(prefixed, c)
+		}
+	}
+	if len(prefixed) == 1 && word != "" {
+		return prefixed[0]
+	}
+	best, bestD, ties := "", 3, 0
+	for _, c := range candidates {
+		switch d := editDistance(word, c); {
+		case d < bestD:
+			best, bestD, ties = c, d, 0
+		case d == bestD:
+			ties++
+		}
+	}
+	// One edit in a two-letter word is a different word, not a typo.
+	if ties > 0 || bestD >= len([]rune(word)) {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in runes.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur := make([]int, len(rb)+1)
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(rb)]
 }
 
 // helpRequest is a command's -h or --help: what its flags are, for runCommand to print.

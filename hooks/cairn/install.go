@@ -131,9 +131,14 @@ type installFlags struct {
 	dryRun  bool
 }
 
-func (f *installFlags) define(fs *flag.FlagSet) {
-	fs.BoolVar(&f.user, "user", false, "install for every project: in $CLAUDE_CONFIG_DIR or ~/.claude")
-	fs.StringVar(&f.project, "project", "", "install into this project's .claude/ (default: the current project)")
+// define adds the flags to fs; uninstall's help says what they remove, not what they install.
+func (f *installFlags) define(fs *flag.FlagSet, uninstall bool) {
+	user, proj := "install for every project: in $CLAUDE_CONFIG_DIR or ~/.claude", "install into this project's .claude/ (default: the current project)"
+	if uninstall {
+		user, proj = "remove the install for every project, from $CLAUDE_CONFIG_DIR or ~/.claude", "remove the install from this project's .claude/ (default: the current project)"
+	}
+	fs.BoolVar(&f.user, "user", false, user)
+	fs.StringVar(&f.project, "project", "", proj)
 	fs.StringVar(&f.bin, "bin", "", "directory holding cairn's binaries (default: this cairn's directory)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print every change (diffs), change nothing")
 }
@@ -365,7 +370,7 @@ func settingsError(path string, err error) error {
 func runInstall(ctx context.Context, c *CLI, args []string) error {
 	fl := flag.NewFlagSet("install", flag.ContinueOnError)
 	var f installFlags
-	f.define(fl)
+	f.define(fl, false)
 	var allow optBool
 	fl.Var(&allow, "allow-bash", "add a permission rule that lets Claude run the cairn CLI without asking")
 	claudeVersion := fl.String("claude-version", "", "wire for this Claude Code release (default: $"+clientVersionEnv+", else what claude --version on PATH says)")
@@ -611,7 +616,7 @@ func binaryVersion(ctx context.Context, path, name string) (string, error) {
 func runUninstall(ctx context.Context, c *CLI, args []string) error {
 	fl := flag.NewFlagSet("uninstall", flag.ContinueOnError)
 	var f installFlags
-	f.define(fl)
+	f.define(fl, true)
 	pos, err := parseInterleaved(fl, args)
 	if err != nil {
 		return err

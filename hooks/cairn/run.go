@@ -34,7 +34,7 @@ func runStart(ctx context.Context, c *CLI, args []string) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usageOf("run", "start")
+		return argsUsage("run", "start", pos, "<id>")
 	}
 	id := pos[0]
 	if !project.SafeName(id) || strings.ContainsAny(id, " \t") {
@@ -119,7 +119,7 @@ func runSet(ctx context.Context, c *CLI, args []string) error {
 		return err
 	}
 	if len(args) == 0 {
-		return usageOf("run", "set")
+		return argsUsage("run", "set", nil, "<key>=<value>")
 	}
 	type kv struct{ k, v string }
 	var sets []kv

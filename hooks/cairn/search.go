@@ -115,7 +115,7 @@ func cmdSearch(ctx context.Context, c *CLI, args []string) error {
 	}
 	query := strings.TrimSpace(strings.Join(pos, " "))
 	if query == "" {
-		return usageOf("", "search")
+		return argsUsage("", "search", nil, "<query>")
 	}
 	var o search.Options
 	if o.Kinds, err = search.ParseKinds(*kind); err != nil {
@@ -249,8 +249,11 @@ func cmdShow(ctx context.Context, c *CLI, args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 || strings.TrimSpace(pos[0]) == "" {
-		return usageOf("", "show")
+	if len(pos) == 1 && strings.TrimSpace(pos[0]) == "" {
+		pos = nil
+	}
+	if len(pos) != 1 {
+		return argsUsage("", "show", pos, "<id>")
 	}
 	return showItem(c, pos[0], *asJSON)
 }

@@ -64,8 +64,8 @@ func sessionPark(ctx context.Context, c *CLI, args []string) error {
 	// The detail is required: seed 003's entry forms have two parts ("Deferred: <idea>. Context:
 	// <why>."), and a bullet without its second part reads as a half-written one.
 	usage := usageOf("session", "park")
-	if len(pos) != 3 {
-		return usage
+	if err := argsUsage("session", "park", pos, "<question|deferred|side>", "<idea>", "<detail>"); err != nil {
+		return err
 	}
 	if strings.TrimSpace(pos[2]) == "" {
 		return usagef("the detail is empty; %v", usage)
@@ -140,7 +140,7 @@ func sessionArchive(ctx context.Context, c *CLI, args []string) error {
 	}
 	query := strings.TrimSpace(strings.Join(pos, " "))
 	if query == "" {
-		return usageOf("session", "archive")
+		return argsUsage("session", "archive", nil, "<text>")
 	}
 	s, err := parkingStore(c)
 	if err != nil {

@@ -207,7 +207,7 @@ func sessionBroadcastCmd(ctx context.Context, c *CLI, args []string) error {
 	}
 	msg := strings.TrimSpace(strings.Join(pos, " "))
 	if msg == "" {
-		return usageOf("session", "broadcast")
+		return argsUsage("session", "broadcast", nil, "<message>")
 	}
 	reg, sid, err := registryFor(c)
 	if err != nil {
