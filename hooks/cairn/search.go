@@ -192,8 +192,13 @@ func resultAge(now time.Time, r search.Result) string {
 	if r.Kind != search.Parked {
 		return brief.Ago(now, r.Time)
 	}
-	y, m, d := now.In(r.Time.Location()).Date()
-	days := int(time.Date(y, m, d, 0, 0, 0, 0, r.Time.Location()).Sub(r.Time).Hours()+12) / 24
+	return daysAgo(now, r.Time)
+}
+
+// daysAgo is the age of a thing dated by its day only, counted in whole days: "today", "1d ago".
+func daysAgo(now, t time.Time) string {
+	y, m, d := now.In(t.Location()).Date()
+	days := int(time.Date(y, m, d, 0, 0, 0, 0, t.Location()).Sub(t).Hours()+12) / 24
 	if days <= 0 {
 		return "today"
 	}
@@ -295,7 +300,12 @@ func showItem(c *CLI, id string, asJSON bool) error {
 	if it.Branch != "" {
 		fmt.Fprintf(w, "Branch:  %s\n", plain.Line(it.Branch, 0))
 	}
-	if !it.Time.IsZero() {
+	switch {
+	case it.Time.IsZero():
+	case it.Kind == search.Parked:
+		// Dated by its Raised day, as the search results count it: an hour would be invented.
+		fmt.Fprintf(w, "Raised:  %s (%s)\n", it.Time.Format("2006-01-02"), daysAgo(now, it.Time))
+	default:
 		fmt.Fprintf(w, "Time:    %s (%s)\n", it.Time.In(now.Location()).Format("2006-01-02 15:04 -07:00"), brief.Ago(now, it.Time))
 	}
 	fmt.Fprintf(w, "File:    %s\n%s\n", plain.Line(it.Path, 0), ruleLine)
