@@ -643,6 +643,7 @@ func runUninstall(ctx context.Context, c *CLI, args []string) error {
 	if err != nil {
 		return settingsError(s.settings, err)
 	}
+	what := removedText(old, own, removed)
 
 	w := s.writer(c, f.dryRun)
 	switch {
@@ -656,7 +657,7 @@ func runUninstall(ctx context.Context, c *CLI, args []string) error {
 			return err
 		}
 		if !f.dryRun {
-			fmt.Fprintf(c.Stdout, "hooks: removed %d of cairn's entries; %s held nothing else and is removed\n", removed, s.settings)
+			fmt.Fprintf(c.Stdout, "hooks: removed %s; %s held nothing else and is removed\n", what, s.settings)
 		}
 	default:
 		if _, err := w.Update(s.settings, 0o644, func(old []byte, _ bool) ([]byte, error) {
@@ -666,7 +667,7 @@ func runUninstall(ctx context.Context, c *CLI, args []string) error {
 			return settingsError(s.settings, err)
 		}
 		if !f.dryRun {
-			fmt.Fprintf(c.Stdout, "hooks: removed %d of cairn's entries from %s\n", removed, s.settings)
+			fmt.Fprintf(c.Stdout, "hooks: removed %s from %s\n", what, s.settings)
 		}
 	}
 
@@ -707,6 +708,36 @@ func runUninstall(ctx context.Context, c *CLI, args []string) error {
 	}
 	fmt.Fprintf(c.Stdout, "cairn is unwired from %s scope; its data (.agents/, .claude/state/, memory/, .notes/) is kept\n", s.name())
 	return nil
+}
+
+// removedText says what settings.Uninstall removed from data, which held removed of cairn's
+// entries: its hook handlers, and the rest permission rules ("5 hooks and 1 permission rule").
+func removedText(data []byte, own settings.Owner, removed int) string {
+	hooks := 0
+	if es, err := settings.Entries(data, own); err == nil {
+		for _, e := range es {
+			if e.Cairn {
+				hooks++
+			}
+		}
+	}
+	hooks = min(hooks, removed)
+	var parts []string
+	if hooks > 0 {
+		parts = append(parts, plural(hooks, "hook", "hooks"))
+	}
+	if rules := removed - hooks; rules > 0 {
+		parts = append(parts, plural(rules, "permission rule", "permission rules"))
+	}
+	return strings.Join(parts, " and ")
+}
+
+// plural is n and the noun, singular or plural.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // removeEmptyDir removes dir when it holds nothing but what uninstall removed (gone, which a dry
