@@ -413,8 +413,10 @@ func contextRestore(ctx context.Context, c *CLI, args []string) error {
 	}
 	fmt.Fprintf(w, "Status:      %s\n", status)
 	fmt.Fprintf(w, "Kind:        %s\n%s\n", kindText(cp.Kind), ruleLine)
+	// Seed 002's block shows Summary, Remaining Work and Notes; the decisions, which save asks
+	// for so that they are not relitigated, come too, in the file's order.
 	for _, s := range []struct{ heading, text string }{
-		{"Summary", cp.Summary}, {"Remaining Work", cp.Remaining}, {"Notes", cp.Notes},
+		{"Summary", cp.Summary}, {"Decisions Made", cp.Decisions}, {"Remaining Work", cp.Remaining}, {"Notes", cp.Notes},
 	} {
 		text := s.text
 		if text == "" {
