@@ -35,13 +35,20 @@ type CLI struct {
 
 // Project is the world of the command, built on first use: the project root
 // ($CLAUDE_PROJECT_DIR, else the git top level of the working directory, else the working
-// directory), Claude Code's config directory ("" when unknown: legacy items are then not looked
+// directory, with a warning), Claude Code's config directory ("" when unknown: legacy items are then not looked
 // for), the confined writer, the clock and the CLI's voice for warnings.
 func (c *CLI) Project() (*project.Project, error) {
 	if c.world == nil {
 		root, err := project.Root(c.Env, c.Cwd)
 		if err != nil {
 			return nil, err
+		}
+		if c.Env.Get("CLAUDE_PROJECT_DIR") == "" {
+			if _, ok := project.GitTop(root); !ok {
+				// Seed 002 falls back to the working directory in silence; a run, a parked item
+				// or a checkpoint then lands in whatever directory the command ran in.
+				c.Warn("%s is not in a git repository: cairn takes it as the project; run cairn in the project's repository, or set CLAUDE_PROJECT_DIR", root)
+			}
 		}
 		config, _ := project.ConfigDir(c.Env)
 		c.world = &project.Project{Root: root, Config: config, Env: c.Env,

@@ -41,7 +41,6 @@ const (
 	restoreLater    = "Restore later with /context-restore."
 	listOnSaveSide  = "Use cairn context list — listing lives on the save side."
 	restoreNotSave  = "use cairn context restore: save and restore are separate commands"
-	defaultBranch   = "main" // seed 002: `git branch --show-current || echo main`
 	maxStdinSection = 1 << 20
 )
 
@@ -59,12 +58,17 @@ func validStatus(s string) bool {
 	return true
 }
 
-// contextBranch is the branch checkpoints are saved on and listed for.
-func contextBranch(p *project.Project) string {
-	if b := p.Branch(); b != "" {
-		return b
+// contextBranch is the branch checkpoints are saved on and listed for: "" outside a git
+// repository, where seed 002 would record "main" (`git branch --show-current || echo main`), a
+// branch that does not exist; a detached HEAD is its short commit id (project.Branch).
+func contextBranch(p *project.Project) string { return p.Branch() }
+
+// branchText is a branch for the CLI's blocks: "(none: not a git repository)" for "".
+func branchText(b string) string {
+	if b == "" {
+		return "(none: not a git repository)"
 	}
-	return defaultBranch
+	return b
 }
 
 // contextSession is the session the CLI serves (SPEC §7), or "".
@@ -147,7 +151,7 @@ func contextSave(ctx context.Context, c *CLI, args []string) error {
 		dur = checkpoint.FormatDuration(e.Duration)
 	}
 	fmt.Fprintf(c.Stdout, "CONTEXT SAVED\n%s\nTitle:    %s\nBranch:   %s\nFile:     %s\nModified: %s\nDuration: %s\n%s\n\n%s\n",
-		ruleLine, checkpoint.DisplayTitle(title), e.Branch, saved.Rel, mod, dur, ruleLine, restoreLater)
+		ruleLine, checkpoint.DisplayTitle(title), branchText(e.Branch), saved.Rel, mod, dur, ruleLine, restoreLater)
 	return nil
 }
 
@@ -234,7 +238,7 @@ func contextList(ctx context.Context, c *CLI, args []string) error {
 	}
 	root := p.Root
 	branch := contextBranch(p)
-	filter := branch
+	filter := branch // outside git, "": every checkpoint, as --all
 	if *all {
 		filter = ""
 	}
@@ -304,9 +308,12 @@ func contextList(ctx context.Context, c *CLI, args []string) error {
 			widths[i] = max(widths[i], utf8.RuneCountInString(v))
 		}
 	}
-	if *all {
+	switch {
+	case *all:
 		fmt.Fprintf(c.Stdout, "SAVED CONTEXTS (all branches)\n%s\n", ruleLine)
-	} else {
+	case branch == "":
+		fmt.Fprintf(c.Stdout, "SAVED CONTEXTS (not a git repository: all of them)\n%s\n", ruleLine)
+	default:
 		fmt.Fprintf(c.Stdout, "SAVED CONTEXTS (%s branch)\n%s\n", branch, ruleLine)
 	}
 	dashes := make([]string, len(cols))
@@ -427,7 +434,7 @@ func contextRestore(ctx context.Context, c *CLI, args []string) error {
 	if sel.Matches > 1 {
 		fmt.Fprintf(w, "\n%d saved contexts match %q; this is the newest. Pick another by its number: cairn context list --all\n", sel.Matches, which)
 	}
-	if cur := contextBranch(p); cp.Branch != "" && cp.Branch != cur {
+	if cur := contextBranch(p); cp.Branch != "" && cur != "" && cp.Branch != cur {
 		fmt.Fprintf(w, "\nThis context was saved on branch %s. You are currently on %s. You may want to switch branches before continuing.\n", cp.Branch, cur)
 	}
 	for _, m := range checkpoint.Memory(root) {
