@@ -129,6 +129,7 @@ func contextSave(ctx context.Context, c *CLI, args []string) error {
 	if err != nil {
 		c.Warn("files_modified left empty: %v", err)
 	}
+	modified = withoutCairnFiles(ctx, c.Env, root, modified)
 	e.Files = modified
 	reg, sid := contextSession(c, p)
 	if sid != "" {
