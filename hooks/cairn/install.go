@@ -116,6 +116,15 @@ type scope struct {
 	skills   string // the skills directory
 }
 
+// gitignore is the .gitignore a project install keeps its block in; "" at user scope, which
+// writes nothing into any project.
+func (s scope) gitignore() string {
+	if s.user {
+		return ""
+	}
+	return filepath.Join(s.root, ".claude", ".gitignore")
+}
+
 func (s scope) name() string {
 	if s.user {
 		return "user"
@@ -457,7 +466,7 @@ func runInstall(ctx context.Context, c *CLI, args []string) error {
 
 	// Every file written is checked first: a link or a FIFO found at the last one would otherwise
 	// refuse the install after the others were written.
-	targets := []string{s.settings, mp.server, mp.approval}
+	targets := []string{s.settings, mp.server, mp.approval, s.gitignore()}
 	for _, sk := range sks {
 		if !sk.skip {
 			targets = append(targets, sk.path)
@@ -507,6 +516,16 @@ func runInstall(ctx context.Context, c *CLI, args []string) error {
 	}
 	if err := mp.wire(c, s, own, f.dryRun); err != nil {
 		return err
+	}
+	if gi := s.gitignore(); gi != "" {
+		existed := fileExists(gi)
+		changed, err := w.Update(gi, 0o644, func(old []byte, _ bool) ([]byte, error) { return withIgnoreBlock(old), nil })
+		if err != nil {
+			return err
+		}
+		if !f.dryRun {
+			fmt.Fprintf(c.Stdout, "gitignore: %s %s (runtime state, binaries and settings.local.json)\n", outcome(changed, existed), gi)
+		}
 	}
 	warnOtherScope(c, s, own)
 	if f.dryRun {
@@ -702,11 +721,53 @@ func runUninstall(ctx context.Context, c *CLI, args []string) error {
 	if err := unwireMCP(c, s, own, f.dryRun); err != nil {
 		return err
 	}
+	if err := unignore(c, s, w, f.dryRun); err != nil {
+		return err
+	}
 	if f.dryRun {
 		fmt.Fprintln(c.Stdout, "dry run: nothing was changed")
 		return nil
 	}
 	fmt.Fprintf(c.Stdout, "cairn is unwired from %s scope; its data (.agents/, .claude/state/, memory/, .notes/) is kept\n", s.name())
+	return nil
+}
+
+// unignore takes cairn's block out of the project's .claude/.gitignore, and the file with it
+// when nothing else is left.
+func unignore(c *CLI, s scope, w files, dryRun bool) error {
+	gi := s.gitignore()
+	if gi == "" {
+		return nil
+	}
+	data, _, err := readConfig(gi)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	rest, had := withoutIgnoreBlock(data)
+	switch {
+	case !had:
+		return nil
+	case len(bytes.TrimSpace(rest)) == 0:
+		if err := w.Remove(gi); err != nil {
+			return err
+		}
+		if !dryRun {
+			fmt.Fprintf(c.Stdout, "gitignore: removed cairn's block from %s, which held nothing else and is removed\n", gi)
+		}
+	default:
+		if _, err := w.Update(gi, 0o644, func(old []byte, _ bool) ([]byte, error) {
+			out, _ := withoutIgnoreBlock(old)
+			return out, nil
+		}); err != nil {
+			return err
+		}
+		if !dryRun {
+			fmt.Fprintf(c.Stdout, "gitignore: removed cairn's block from %s\n", gi)
+		}
+	}
 	return nil
 }
 
