@@ -121,8 +121,14 @@ func runDoctor(ctx context.Context, c *CLI, args []string) error {
 	d.config = p.Config
 	d.self, _ = self()
 	d.add(statusOK, "cairn", "version %s at %s; project %s", version.String(), d.self, root)
-	if d.client = doctorClient(c.Env); d.client.known {
+	d.client = doctorClient(c.Env)
+	switch claude := lookPath(c.Env, "claude", runtime.GOOS); {
+	case d.client.known:
 		d.add(statusOK, "client", "%s (%s)", d.client, d.client.from)
+	case claude == "":
+		d.add(statusWarn, "client", "no Claude Code found: no claude on PATH; the hooks run once it is installed (a client elsewhere, such as an IDE's, is taken for a current one: set %s to its version to check the wiring against it)", clientVersionEnv)
+	default:
+		d.add(statusWarn, "client", "%s, version unknown (doctor reads it from an npm or native install's files, and runs nothing): the wiring is checked for a current Claude Code; set %s to its version", claude, clientVersionEnv)
 	}
 
 	cli := d.checkHooks()
