@@ -325,12 +325,15 @@ func (d *doctor) checkHooks() (cli string) {
 			cli = d.checkPluginHook(check, spec, fromPlugins[0])
 			continue
 		case len(here) > 1:
-			var where []string
+			var where, fixes []string
 			for _, w := range here {
 				where = append(where, w.Executable()+" in "+w.file)
+				if fix := d.uninstallAdvice(w.file, w.Executable()); !slices.Contains(fixes, fix) {
+					fixes = append(fixes, fix)
+				}
 			}
-			d.add(statusFail, check, "wired %d times (%s): it would run more than once; remove the extra with cairn uninstall --user or --project DIR",
-				len(here), strings.Join(where, "; "))
+			d.add(statusFail, check, "wired %d times (%s): it would run more than once; keep one install and remove the others: %s",
+				len(here), strings.Join(where, "; "), strings.Join(fixes, "; or "))
 			continue
 		}
 		w := here[0]

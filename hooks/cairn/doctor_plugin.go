@@ -170,16 +170,30 @@ func (d *doctor) findPlugins() []cairnPlugin {
 	return out
 }
 
-// uninstallAdvice says how to remove cairn's settings-file wiring in file, keeping the plugin:
-// the uninstall of the cairn beside the hook binary prog (one that recognises its own entries,
-// wherever they are), at the scope of file.
+// uninstallAdvice says how to remove cairn's settings-file wiring in file (removeAdvice).
 func (d *doctor) uninstallAdvice(file, prog string) string {
-	cli := filepath.Join(filepath.Dir(filepath.FromSlash(expandProjectDir(prog, d.root))), settings.CLIName+exe())
+	return removeAdvice(file, expandProjectDir(prog, d.root), d.config, d.root)
+}
+
+// removeAdvice says how to remove the install whose hook binary prog is wired in file, the
+// user's settings (in config) or the project's (under root): for install.sh's layout (a bin
+// directory ending in cairn/bin, which only install.sh takes out again) install.sh's uninstall,
+// run in cairn's checkout, so that no binary is left behind; else the uninstall of the cairn
+// beside prog (go install's and an unpacked archive's binaries are the user's own), at the
+// scope of file.
+func removeAdvice(file, prog, config, root string) string {
+	bin := filepath.Dir(filepath.FromSlash(prog))
+	cli := filepath.Join(bin, settings.CLIName+exe())
+	byScript := filepath.Base(bin) == "bin" && filepath.Base(filepath.Dir(bin)) == "cairn"
 	switch {
-	case d.config != "" && file == filepath.Join(d.config, "settings.json"):
+	case config != "" && file == filepath.Join(config, "settings.json") && byScript:
+		return "./install.sh --uninstall --user, in cairn's checkout"
+	case config != "" && file == filepath.Join(config, "settings.json"):
 		return quoteArg(cli) + " uninstall --user"
-	case file == filepath.Join(d.root, ".claude", "settings.json"):
-		return quoteArg(cli) + " uninstall --project " + quoteArg(d.root)
+	case file == filepath.Join(root, ".claude", "settings.json") && byScript:
+		return "./install.sh --uninstall --project " + quoteArg(root) + ", in cairn's checkout"
+	case file == filepath.Join(root, ".claude", "settings.json"):
+		return quoteArg(cli) + " uninstall --project " + quoteArg(root)
 	default:
 		return "remove cairn's entries from " + file + " by hand"
 	}

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 	"github.com/cairn-hooks/cairn/pkg/settings"
@@ -553,21 +555,28 @@ func fileExists(path string) bool {
 }
 
 // warnOtherScope warns when the other scope's settings wire cairn too: Claude Code merges hook
-// entries across settings files, so each hook would run twice.
+// entries across settings files, so each hook would run twice. A project install looks at the
+// user's settings; a user install at the project of the working directory and at every project
+// Claude Code has opened (otherProjects). The hint is the command that removes the other
+// install whole (removeAdvice).
 func warnOtherScope(c *CLI, s scope, own settings.Owner) {
-	var others []string
+	cfg, _ := project.ConfigDir(c.Env)
+	type other struct{ file, root string }
+	var others []other
 	if s.user {
-		if p, err := c.Project(); err == nil {
-			others = append(others, filepath.Join(p.Root, ".claude", "settings.json"), filepath.Join(p.Root, ".claude", "settings.local.json"))
+		for _, root := range otherProjects(c) {
+			others = append(others, other{filepath.Join(root, ".claude", "settings.json"), root},
+				other{filepath.Join(root, ".claude", "settings.local.json"), root})
 		}
 	} else {
-		if cfg, err := project.ConfigDir(c.Env); err == nil {
-			others = append(others, filepath.Join(cfg, "settings.json"))
+		if cfg != "" {
+			others = append(others, other{filepath.Join(cfg, "settings.json"), s.root})
 		}
-		others = append(others, filepath.Join(s.root, ".claude", "settings.local.json"))
+		others = append(others, other{filepath.Join(s.root, ".claude", "settings.local.json"), s.root})
 	}
+	warned := 0
 	for _, o := range others {
-		data, _, err := readConfig(o)
+		data, _, err := readConfig(o.file)
 		if err != nil {
 			continue
 		}
@@ -575,14 +584,48 @@ func warnOtherScope(c *CLI, s scope, own settings.Owner) {
 		if err != nil {
 			continue
 		}
-		for _, e := range es {
-			if e.Cairn {
-				c.Warn("%s wires cairn's hooks too, so each would run twice", o)
-				c.Hint("remove one copy with cairn uninstall (--user or --project DIR)")
-				break
-			}
+		i := slices.IndexFunc(es, func(e settings.Entry) bool { return e.Cairn })
+		if i < 0 {
+			continue
+		}
+		if warned++; warned > maxOtherWarnings {
+			continue
+		}
+		c.Warn("%s wires cairn's hooks too, so each would run twice", o.file)
+		c.Hint("keep one install; remove that one with %s", removeAdvice(o.file, es[i].Executable(), cfg, o.root))
+	}
+	if warned > maxOtherWarnings {
+		c.Warn("%d more settings files wire cairn's hooks too; cairn doctor in each project names them", warned-maxOtherWarnings)
+	}
+}
+
+// maxOtherWarnings bounds the double-install warnings of one install.
+const maxOtherWarnings = 5
+
+// maxKnownProjects bounds the projects a user install looks into: each costs two small reads.
+const maxKnownProjects = 1000
+
+// otherProjects are the projects a user install looks for a project install in: the git top
+// level of the working directory (or $CLAUDE_PROJECT_DIR), then every project Claude Code keeps
+// state for in ~/.claude.json ("projects", keyed by absolute path), at most maxKnownProjects.
+func otherProjects(c *CLI) []string {
+	var roots []string
+	if d := c.Env.Get("CLAUDE_PROJECT_DIR"); d != "" {
+		roots = append(roots, filepath.Clean(d))
+	} else if top, ok := project.GitTop(c.Cwd); ok && filepath.IsAbs(c.Cwd) {
+		roots = append(roots, top)
+	}
+	if path, err := project.ClaudeJSON(c.Env); err == nil {
+		if data, _, err := readConfig(path); err == nil {
+			gjson.GetBytes(data, "projects").ForEach(func(k, _ gjson.Result) bool {
+				if p := k.String(); filepath.IsAbs(p) && !slices.Contains(roots, filepath.Clean(p)) {
+					roots = append(roots, filepath.Clean(p))
+				}
+				return len(roots) < maxKnownProjects
+			})
 		}
 	}
+	return roots
 }
 
 // selfTest checks that every binary of cairn is in bin, executable, and answers --version with
