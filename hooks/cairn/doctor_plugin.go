@@ -184,7 +184,7 @@ func (d *doctor) uninstallAdvice(file, prog string) string {
 func removeAdvice(file, prog, config, root string) string {
 	bin := filepath.Dir(filepath.FromSlash(prog))
 	cli := filepath.Join(bin, settings.CLIName+exe())
-	byScript := filepath.Base(bin) == "bin" && filepath.Base(filepath.Dir(bin)) == "cairn"
+	byScript := installShLayout(bin)
 	switch {
 	case config != "" && file == filepath.Join(config, "settings.json") && byScript:
 		return "./install.sh --uninstall --user, in cairn's checkout"

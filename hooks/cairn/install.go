@@ -530,6 +530,11 @@ func runInstall(ctx context.Context, c *CLI, args []string) error {
 		}
 	}
 	warnOtherScope(c, s, own)
+	if !installShLayout(bin) {
+		// install.sh copies the binaries into a directory of their own; anything else (an
+		// unpacked release in Downloads, go install's GOBIN) is wired where it stands.
+		fmt.Fprintf(c.Stdout, "note: the hooks run from %s, where these binaries are: moving or deleting that directory stops them; to keep cairn elsewhere, move it first and run its cairn install again\n", bin)
+	}
 	if f.dryRun {
 		fmt.Fprintln(c.Stdout, "dry run: nothing was changed")
 		return nil
@@ -834,6 +839,12 @@ func removedText(data []byte, own settings.Owner, removed int) string {
 		parts = append(parts, plural(rules, "permission rule", "permission rules"))
 	}
 	return strings.Join(parts, " and ")
+}
+
+// installShLayout reports whether bin is a bin directory install.sh made: <…>/cairn/bin, which
+// holds cairn's binaries and nothing else.
+func installShLayout(bin string) bool {
+	return filepath.Base(bin) == "bin" && filepath.Base(filepath.Dir(bin)) == "cairn"
 }
 
 // plural is n and the noun, singular or plural.
