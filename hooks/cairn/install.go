@@ -20,6 +20,7 @@ import (
 
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
+	"github.com/cairn-hooks/cairn/pkg/search"
 	"github.com/cairn-hooks/cairn/pkg/settings"
 	"github.com/cairn-hooks/cairn/pkg/skills"
 	"github.com/cairn-hooks/cairn/pkg/version"
@@ -772,6 +773,9 @@ func runUninstall(ctx context.Context, c *CLI, args []string) error {
 	if err := unignore(c, s, w, f.dryRun); err != nil {
 		return err
 	}
+	if !s.user {
+		removeSearchIndex(c, s.root, f.dryRun)
+	}
 	if f.dryRun {
 		fmt.Fprintln(c.Stdout, "dry run: nothing was changed")
 		return nil
@@ -817,6 +821,44 @@ func unignore(c *CLI, s scope, w files, dryRun bool) error {
 		}
 	}
 	return nil
+}
+
+// removeSearchIndex removes the project's search index, which is derived from its files (its
+// data stays): in the user's cache directory, and in .claude/cairn/search/ when it went there.
+// A failure is a warning: the index is not cairn's wiring.
+func removeSearchIndex(c *CLI, root string, dryRun bool) {
+	cache := c.Env.Get("CAIRN_SEARCH_CACHE")
+	if cache == "" {
+		cache = userCacheDir(c.Env)
+	}
+	if dryRun {
+		var dirs []string
+		if cache != "" {
+			_, d := search.Location(root, cache)
+			dirs = append(dirs, d)
+		}
+		_, d := search.Location(root, "")
+		for _, d := range append(dirs, d) {
+			if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
+				fmt.Fprintf(c.Stdout, "remove %s%c (the search index)\n", d, filepath.Separator)
+			}
+		}
+		return
+	}
+	gone, err := search.Remove(root, cache)
+	if err != nil {
+		c.Warn("removing the search index: %v", err)
+	}
+	for _, d := range gone {
+		fmt.Fprintf(c.Stdout, "search index: removed %s\n", d)
+	}
+	// .claude/cairn/ held only the index (install.sh's bin directory, if any, is removed after
+	// this, and the directory with it).
+	if dir := filepath.Join(root, ".claude", "cairn"); len(gone) > 0 {
+		if fi, err := os.Lstat(dir); err == nil && fi.IsDir() {
+			os.Remove(dir) // only when empty
+		}
+	}
 }
 
 // removedText says what settings.Uninstall removed from data, which held removed of cairn's
