@@ -40,12 +40,21 @@ allow=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--project)
-		[ $# -ge 2 ] || usage
+		case ${2-} in
+		'' | -*)
+			echo "install.sh: --project needs a directory: --project DIR" >&2
+			usage
+			;;
+		esac
 		project=$2
 		shift 2
 		;;
 	--project=*)
 		project=${1#--project=}
+		[ -n "$project" ] || {
+			echo "install.sh: --project needs a directory: --project=DIR" >&2
+			usage
+		}
 		shift
 		;;
 	--user) user=1; shift ;;
@@ -76,6 +85,10 @@ else
 	if [ -z "$project" ]; then
 		project=$(git rev-parse --show-toplevel 2>/dev/null) ||
 			die "$(pwd) is not in a git repository: pass --project DIR (or --user)"
+		# Run from cairn's own checkout, the default would wire cairn into its source tree.
+		# (Named with --project, it is a deliberate choice, and allowed.)
+		[ "$(cd "$project" && pwd -P)" != "$(cd "$src" && pwd -P)" ] ||
+			die "$project is cairn's own checkout, not a project to install into: pass --project DIR (or --user)"
 	fi
 	[ -d "$project" ] || die "$project is not a directory"
 	project=$(cd "$project" && pwd)
@@ -187,8 +200,11 @@ build() {
 			if cp -p "$f" "$tmp/$name" 2>/dev/null; then seeded=1; fi
 		done
 	fi
-	if ! gobuild 2>"$tmp.err"; then
-		if [ -z "$seeded" ]; then cat "$tmp.err" >&2; rm -f "$tmp.err"; exit 1; fi
+	if [ -z "$seeded" ]; then
+		# Nothing to start from: go's own progress (go: downloading …) is shown as it comes.
+		echo "first build: go fetches and compiles cairn's dependencies; on a cold Go cache this takes a few minutes"
+		gobuild || exit 1
+	elif ! gobuild 2>"$tmp.err"; then
 		rm -f "$tmp"/* "$tmp.err"
 		gobuild
 	fi
@@ -222,13 +238,14 @@ if [ -n "$uninstall" ]; then
 	build
 	cairn=$tmp/cairn
 	if [ -n "$dry" ]; then
-		cairn_run "$cairn" uninstall --dry-run
+		# install.sh's part first: cairn's ends with "dry run: nothing was changed".
 		for name in $binaries .gitignore; do
 			for f in "$bin/$name" "$bin/$name.exe"; do
 				[ ! -f "$f" ] || [ -L "$f" ] || echo "remove $f"
 			done
 		done
 		! ourlink || echo "remove $link"
+		cairn_run "$cairn" uninstall --dry-run
 		exit 0
 	fi
 	cairn_run "$cairn" uninstall

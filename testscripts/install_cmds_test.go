@@ -20,6 +20,18 @@ func init() {
 	commands["cpbin"] = cmdCpBin
 	commands["installsh"] = cmdInstallSH
 	commands["goinstall"] = cmdGoInstall
+	commands["cairnsrc"] = cmdCairnSrc
+}
+
+// cairnsrc VAR sets VAR to the absolute path of cairn's source tree, the checkout install.sh
+// is run from.
+func cmdCairnSrc(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: cairnsrc VAR")
+	}
+	src, err := filepath.Abs("..")
+	ts.Check(err)
+	ts.Setenv(args[0], src)
 }
 
 // goinstall DIR runs `go install ./hooks/...` in the repository with GOBIN=DIR, as a user's
