@@ -20,6 +20,7 @@ import (
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
+	_ "embed"
 	"encoding/hex"
 	"errors"
 	"flag"
@@ -121,11 +122,9 @@ func run(ctx context.Context, args []string, stdout io.Writer, getenv func(strin
 	if err := goBuild(ctx, root, runtime.GOOS, runtime.GOARCH, *ver, host, "./hooks/cairn"); err != nil {
 		return err
 	}
-	docs := map[string][]byte{}
-	for _, f := range []string{"README.md", "LICENSE"} {
-		if docs[f], err = os.ReadFile(filepath.Join(root, f)); err != nil {
-			return err
-		}
+	license, err := os.ReadFile(filepath.Join(root, "LICENSE"))
+	if err != nil {
+		return err
 	}
 
 	sums := map[string]string{}
@@ -146,9 +145,8 @@ func run(ctx context.Context, args []string, stdout io.Writer, getenv func(strin
 		if err != nil {
 			return err
 		}
-		for name, data := range docs {
-			files = append(files, file{name: name, data: data, mode: 0o644})
-		}
+		files = append(files, file{name: "LICENSE", data: license, mode: 0o644},
+			file{name: "README.md", data: archiveReadme(*ver, goos, goarch), mode: 0o644})
 		pfiles, err := treeFiles(plugin, "")
 		if err != nil {
 			return err
@@ -183,6 +181,18 @@ func run(ctx context.Context, args []string, stdout io.Writer, getenv func(strin
 	}
 	fmt.Fprintf(stdout, "SHA256SUMS: %d archives of cairn %s in %s; check them with: cd %s && sha256sum -c SHA256SUMS\n", len(names), *ver, dest, dest)
 	return nil
+}
+
+// archiveReadmeText is the README of a binaries archive: the repository's README describes a
+// checkout (install.sh, go test), which the archive does not hold.
+//
+//go:embed archive-readme.md
+var archiveReadmeText string
+
+// archiveReadme is the README.md of the binaries archive of ver for goos/goarch.
+func archiveReadme(ver, goos, goarch string) []byte {
+	return []byte(strings.NewReplacer("{{VERSION}}", ver, "{{PLATFORM}}", goos+"/"+goarch,
+		"{{PLATFORM_DASH}}", goos+"-"+goarch, "{{EXE}}", exeSuffix(goos)).Replace(archiveReadmeText))
 }
 
 func exeSuffix(goos string) string {

@@ -11,9 +11,11 @@ import (
 	"debug/buildinfo"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -164,6 +166,9 @@ func checkRelease(t *testing.T, out, ver string, plats []string) {
 				t.Errorf("%s lacks %s", base, f)
 			}
 		}
+		if !bytes.Equal(bins["README.md"].data, archiveReadme(ver, goos, goarch)) {
+			t.Errorf("%s: README.md is not the archive's own", base)
+		}
 		for _, rel := range wanted {
 			for _, arch := range []struct {
 				name  string
@@ -292,5 +297,44 @@ func touchSources(t *testing.T) {
 	}
 	for _, f := range []string{"../../README.md", "../../LICENSE", "../../go.mod", "../../go.sum"} {
 		os.ReadFile(f)
+	}
+}
+
+// TestArchiveReadme checks the README a binaries archive ships: it speaks of the archive, not
+// of a checkout (no install.sh to run, no go test), every file it names under bin/ is one the
+// archive holds, and the directory it moves is the one the archive unpacks to.
+func TestArchiveReadme(t *testing.T) {
+	entries, err := os.ReadDir("../../hooks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, plat := range []string{"linux/amd64", "darwin/arm64", "windows/amd64"} {
+		goos, goarch, _ := strings.Cut(plat, "/")
+		text := string(archiveReadme("v1.2.3", goos, goarch))
+		if strings.Contains(text, "{{") {
+			t.Errorf("%s: a placeholder is left", plat)
+		}
+		for _, s := range []string{"./install.sh", "go test", "go install", " hooks/"} {
+			if strings.Contains(text, s) {
+				t.Errorf("%s: the archive README names %q, which the archive lacks", plat, s)
+			}
+		}
+		has := map[string]bool{}
+		for _, e := range entries {
+			has["bin/"+e.Name()+exeSuffix(goos)] = true
+		}
+		named := 0
+		for _, m := range regexp.MustCompile(`bin/[a-z-]+(\.exe)?`).FindAllString(text, -1) {
+			named++
+			if !has[m] {
+				t.Errorf("%s: the README names %s, which the archive does not hold", plat, m)
+			}
+		}
+		if named == 0 {
+			t.Errorf("%s: the README names no binary", plat)
+		}
+		if want := fmt.Sprintf("mv cairn-v1.2.3-%s-%s ", goos, goarch); !strings.Contains(text, want) {
+			t.Errorf("%s: the README does not move the directory the archive unpacks to (%q)", plat, want)
+		}
 	}
 }
