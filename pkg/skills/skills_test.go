@@ -2,6 +2,7 @@ package skills
 
 import (
 	"bytes"
+	"fmt"
 	"io/fs"
 	"os/exec"
 	"regexp"
@@ -10,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/adrg/frontmatter"
+
+	"github.com/cairn-hooks/cairn/pkg/runstate"
 )
 
 func TestTemplates(t *testing.T) {
@@ -83,10 +86,10 @@ func TestTemplates(t *testing.T) {
 	flat := strings.Join(strings.Fields(string(session)), " ")
 	for _, rule := range []string{
 		"When $ARGUMENTS is empty, or its first word is none of the modes below",
-		`do not guess and do not run anything: ask the user "Which session mode did you want?"`,
+		`do not guess and do not run anything: use the AskUserQuestion tool to ask the user "Which session mode did you want?"`,
 		"(a) resume", "(b) archive <name>", "(c) summary", "(d) park",
 		"`! Unknown flag(s): --<token>. Supported modes: resume, archive, summary, park, list, inbox, broadcast.`",
-		"ask the user whether to (a) abort", "(b) continue without the unknown flags. Run nothing until they answer.",
+		"use the AskUserQuestion tool to ask the user whether to (a) abort", "(b) continue without the unknown flags. Run nothing until they answer.",
 	} {
 		if !strings.Contains(flat, rule) {
 			t.Errorf("session: %q is missing", rule)
@@ -102,6 +105,26 @@ func TestTemplates(t *testing.T) {
 		if !bytes.Contains(continuity, []byte(s)) {
 			t.Errorf("session-continuity: %q is missing", s)
 		}
+	}
+	// Where the skills' wording had slipped from the seeds (issue 25): the seeds' sentences, the
+	// AskUserQuestion tool they name, and what is true of the hooks today.
+	for name, rules := range map[string][]string{
+		"context-save": {`"Use /context-restore instead — save and restore are separate skills now."`,
+			"use the AskUserQuestion tool only if the title genuinely cannot be inferred"},
+		"context-restore": {"Use the AskUserQuestion tool to ask the user how to go on", "A) continue", "B) show the whole saved file", "C) nothing more"},
+		"session-continuity": {"PreCompact still writes the session snapshot",
+			fmt.Sprintf("keep the five sections under %d lines between them", runstate.WhiteboardLines-3)},
+	} {
+		data, _ := Render(name, "/c", ToolsInstalled)
+		flat := strings.Join(strings.Fields(string(data)), " ")
+		for _, r := range rules {
+			if !strings.Contains(flat, r) {
+				t.Errorf("%s: %q is missing", name, r)
+			}
+		}
+	}
+	if bytes.Contains(continuity, []byte("inert")) {
+		t.Error("session-continuity: the hooks are not inert without a run (PreCompact writes the snapshot and a checkpoint)")
 	}
 	if _, err := Render("nope", "/c", ToolsInstalled); err == nil {
 		t.Error("Render of an unknown skill succeeded")
