@@ -1,5 +1,13 @@
-// Package handback decides what SessionStart gives back to Claude, with or without a run
-// (SPEC §3 and §10). [Text] is the whole decision, in this order:
+// Package handback decides what SessionStart gives back to Claude, with or without a run.
+//
+// The route of a SessionStart payload (docs/DESIGN.md follows it from the main): hooks/sessionstart
+// builds the world once (hookio.Main: a [project.Project] with the root, the config directory, the
+// confined writer, the clock), does its housekeeping through it, opens the two handles this package
+// reads — [checkpoint.Catalog] and [runstate.Runs] — and calls [Text] with all three. Text reads each
+// handle at most once and passes the same three to [compaction.Record] when it records a compaction
+// late, so the record's reads and writes go through the same handles.
+//
+// [Text] is the whole decision, in this order:
 //
 //  1. After a compaction (source=compact) whose PreCompact did not run (compaction.Missed), the
 //     compaction is recorded now, late (compaction.Record). A resume looks for a compaction since
@@ -11,9 +19,9 @@
 //     pointer to this branch's newest hand-off of another session when it is under 7 days old
 //     (brief.HandoffPointer); at any other resume and at fork, nothing — the conversation is
 //     there.
-//  3. With an active run: the read order of seed 001 (brief.ReadOrder), and after a compaction the
-//     whiteboard itself, the restore protocol and the newest checkpoint; at startup and after
-//     /clear the hand-off pointer follows the read order.
+//  3. With an active run: the read order of the run whiteboard (brief.ReadOrder), and after a
+//     compaction the whiteboard itself, the restore protocol and the newest checkpoint; at startup
+//     and after /clear the hand-off pointer follows the read order.
 //
 // CAIRN_HANDBACK=off (from settings.json's env) turns off everything but a run's read order,
 // which was asked for by starting the run.
