@@ -32,9 +32,9 @@ import (
 // Texts cairn injects, as written by hooks/sessionstart, hooks/userpromptsubmit and
 // pkg/registry. Kept here verbatim: a change in wording should be a deliberate change here.
 const (
-	runActiveDemo   = `cairn: run "demo" is active (.agents/runs/demo). Read, in this order:`
-	memoryInOrder   = ". .agents/runs/demo/MEMORY.md\n"
-	whiteboardHead  = "--- .agents/runs/demo/MEMORY.md ---"
+	runActiveDemo   = `cairn: run "demo" is active (".agents/runs/demo"). Read, in this order:`
+	memoryInOrder   = `. ".agents/runs/demo/MEMORY.md"` + "\n"
+	whiteboardHead  = `<repository-data source=".agents/runs/demo/MEMORY.md" note="`
 	restoreSentence = "Do not resume implementation from the summary alone"
 	parkedNotice    = "cairn parked an open loop as `"
 	broadcastHeader = "Messages broadcast by other Claude Code sessions of this project"
@@ -348,6 +348,17 @@ func wantIn(t *testing.T, what string, req mockapi.Request, markers ...string) {
 	}
 }
 
+// jsonText is s as it stands inside a JSON string that Claude Code wrote (JSON.stringify leaves
+// <, > and & as they are).
+func jsonText(s string) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	esc := strings.TrimSuffix(buf.String(), "\n")
+	return esc[1 : len(esc)-1]
+}
+
 // where is locate for text that may need JSON escaping (quotes, newlines).
 func where(req mockapi.Request, marker string) []string {
 	if req.Messages == nil {
@@ -543,7 +554,7 @@ func TestCairnE2ERunCompact(t *testing.T) {
 			"CAIRN-E2E-SUMMARY", runActiveDemo, restoreSentence, whiteboardHead,
 			"[pending] Handle trailing commas", `instructions: "keep the tests"`)
 		t.Logf("SessionStart(compact) injection (start):\n%s", excerpt(injected(reqs[0], whiteboardHead), restoreSentence, 6))
-		if n := strings.Count(string(reqs[0].Body), whiteboardHead); n != 1 {
+		if n := strings.Count(string(reqs[0].Body), jsonText(whiteboardHead)); n != 1 {
 			t.Errorf("request after /compact holds the whiteboard %d times, want 1", n)
 		}
 		// Attribute it: the SessionStart(compact) run recorded in the transcript

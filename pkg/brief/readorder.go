@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/cairn-hooks/cairn/pkg/plain"
 	"github.com/cairn-hooks/cairn/pkg/runstate"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
@@ -41,8 +40,9 @@ func ReadOrder(root string, r runstate.Run, compact bool, newest string) string 
 		}
 	}
 	sort.Strings(rules)
+	more := 0
 	if len(rules) > maxRules {
-		rules = append(rules[:maxRules], fmt.Sprintf("(and %d more under .agents/rules/)", len(rules)-maxRules))
+		rules, more = rules[:maxRules], len(rules)-maxRules
 	}
 	files = append(files, rules...)
 	mem := r.Rel + "/MEMORY.md"
@@ -52,9 +52,12 @@ func ReadOrder(root string, r runstate.Run, compact bool, newest string) string 
 		}
 	}
 	var head strings.Builder
-	fmt.Fprintf(&head, "cairn: run %q is active (%s). Read, in this order:\n", r.ID, plain.Name(r.Rel))
+	fmt.Fprintf(&head, "cairn: run %s is active (%s). Read, in this order:\n", Quoted(r.ID, 100), Quoted(r.Rel, 200))
 	for i, f := range files {
-		fmt.Fprintf(&head, "%d. %s\n", i+1, plain.Name(f))
+		fmt.Fprintf(&head, "%d. %s\n", i+1, Quoted(f, 200))
+		if more > 0 && i == len(files)-1 {
+			fmt.Fprintf(&head, "(and %d more under .agents/rules/)\n", more)
+		}
 	}
 	if len(files) == 0 {
 		head.WriteString("(none of AGENTS.md, .agents/rules/, the run's MEMORY.md and state.json, .agents/lessons-learned.md exist yet)\n")
@@ -64,10 +67,11 @@ func ReadOrder(root string, r runstate.Run, compact bool, newest string) string 
 	if compact {
 		b.Add("\n"+restoreProtocol+"\n", "")
 		if newest != "" {
-			b.Add("The newest checkpoint is "+plain.Name(newest)+" (cairn context restore shows it).\n", "")
+			b.Add("The newest checkpoint is "+Quoted(newest, 200)+" (cairn context restore shows it).\n", "")
 		}
 		if data, err := safefile.ReadHead(root, mem, maxWhiteboard); err == nil && len(data) > 0 {
-			b.Add("\n--- "+plain.Name(mem)+" ---\n"+plain.Text(string(data)), mem)
+			b.Add("\nThe run's whiteboard, as the file holds it:\n", "")
+			b.AddFramed(mem, string(data))
 		}
 	}
 	return b.String()

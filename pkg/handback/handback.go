@@ -52,8 +52,12 @@ func enabled(env project.Env) bool {
 	return true
 }
 
-// pointerAge is how old a hand-off may be and still be pointed to at startup (SPEC §10).
+// pointerAge is how old a hand-off may be and still be pointed to at startup: a week, so that
+// Monday's session is pointed to Friday's work and not to last month's.
 const pointerAge = 7 * 24 * time.Hour
+
+// maxPointerReads bounds how many hand-off files SessionStart reads to find the one to point to.
+const maxPointerReads = 16
 
 // Start is one SessionStart: the payload's fields that matter.
 type Start struct {
@@ -101,7 +105,7 @@ func Text(p *project.Project, cat *checkpoint.Catalog, runs *runstate.Runs, s St
 	}
 	var pointer string
 	if on && (s.Source == "startup" || s.Source == "clear") {
-		pointer = handoffPointer(p.Root, cat.Entries(), s.SessionID, p.Branch(), now)
+		pointer = handoffPointer(p, cat.Entries(), s.SessionID, p.Branch(), now)
 	}
 	if errors.Is(runErr, runstate.ErrNoActive) {
 		// After a compaction, and at a resume straight after one (a client that drops
@@ -131,24 +135,36 @@ func Text(p *project.Project, cat *checkpoint.Catalog, runs *runstate.Runs, s St
 	return text, nil
 }
 
-// handoffPointer is the pointer to this branch's newest hand-off of a session other than sid, or "" when
-// there is none under pointerAge.
-func handoffPointer(root string, cat []checkpoint.Cataloged, sid, branch string, now time.Time) string {
-	for i := len(cat) - 1; i >= 0; i-- {
+// handoffPointer is the pointer to this branch's newest hand-off of a session other than sid, or
+// "" when there is none under pointerAge. The catalog only says where to look: what the pointer
+// says comes from the hand-off file itself, and only a hand-off of a session Claude Code ran on
+// this machine (p.SessionRanHere) is pointed to — a clone can commit a catalog and checkpoints,
+// but not the user's transcripts. Nothing dated in the future is the newest.
+func handoffPointer(p *project.Project, cat []checkpoint.Cataloged, sid, branch string, now time.Time) string {
+	read := 0
+	for i := len(cat) - 1; i >= 0 && read < maxPointerReads; i-- {
 		c := cat[i]
-		if c.Kind != checkpoint.KindHandoff || c.Branch != branch || c.Session == sid && sid != "" {
+		if c.Kind != checkpoint.KindHandoff || c.Branch != branch {
 			continue
 		}
-		if c.Time.After(now.Add(time.Minute)) {
+		if now.Sub(c.Time) > pointerAge+24*time.Hour {
+			break // the catalog is in time order: it bounds the search, the file's date decides
+		}
+		read++
+		h, ok := checkpoint.ReadHandoff(p.Root, c.Path(p.Root))
+		if !ok || h.Branch != branch || h.Session == sid && sid != "" {
+			continue
+		}
+		if h.Time.After(now.Add(time.Minute)) {
 			continue // written under a clock that was ahead, or by hand: not pointed to for ever
 		}
-		if now.Sub(c.Time) > pointerAge {
-			return ""
-		}
-		if !safefile.IsFile(root, c.Path(root)) {
+		if now.Sub(h.Time) > pointerAge {
 			continue
 		}
-		return brief.HandoffPointer(brief.Pointer{Checkpoint: c.File, Branch: branch, Ended: c.Time, Doing: c.Line}, now)
+		if !p.SessionRanHere(h.Session) {
+			continue
+		}
+		return brief.HandoffPointer(brief.Pointer{Checkpoint: c.File, Branch: h.Branch, Ended: h.Time, Doing: h.Doing}, now)
 	}
 	return ""
 }
