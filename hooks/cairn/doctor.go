@@ -131,6 +131,7 @@ func runDoctor(ctx context.Context, c *CLI, args []string) error {
 	d.checkState(c)
 	d.checkMemoryIndex()
 	d.checkLatency(cli)
+	d.checkRepairs()
 
 	failed := 0
 	for _, f := range d.findings {
