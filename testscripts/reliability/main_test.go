@@ -10,7 +10,7 @@
 // project changes and that nothing inside it is corrupted (hostile_test.go, disk_test.go).
 //
 // The suite takes minutes and kills processes at random points, so it is opt-in, as the e2e suite
-// is: `CAIRN_RELIABILITY=1 go test ./reliability/` runs it (scripts/check.sh and CI do);
+// is: `CAIRN_RELIABILITY=1 go test ./testscripts/reliability/` runs it (scripts/check.sh and CI do);
 // without the variable the package's tests do not run. The binaries are built once in TestMain. Counts shrink under -short; CAIRN_RELIABILITY_ITER
 // (kills per writer) and CAIRN_RELIABILITY_OPS (operations per concurrent process) raise them
 // for longer local runs, and CAIRN_RELIABILITY_SEED replays the kill points of a failed run. A
@@ -40,8 +40,11 @@ import (
 	"time"
 	"unicode/utf16"
 
-	"github.com/cairn-hooks/cairn/internal/testbin"
+	"github.com/cairn-hooks/cairn/testscripts/testbin"
 )
+
+// moduleRoot is the module's root, relative to this package's directory (testscripts/reliability).
+const moduleRoot = "../.."
 
 var binDir string
 
@@ -54,7 +57,7 @@ func testMain(m *testing.M) int {
 		fmt.Println("reliability: not run; set CAIRN_RELIABILITY=1 to run the crash, concurrency and hostile-input suite")
 		return 0
 	}
-	dir, cleanup, err := testbin.Build("..", "cairn-reliability-bin-")
+	dir, cleanup, err := testbin.Build(moduleRoot, "cairn-reliability-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -67,7 +70,7 @@ func testMain(m *testing.M) int {
 }
 
 // touchSources keeps go test's cache honest about the binaries (see testbin.TouchSources).
-var touchSources = sync.OnceFunc(func() { testbin.TouchSources("..") })
+var touchSources = sync.OnceFunc(func() { testbin.TouchSources(moduleRoot) })
 
 // envInt reads a positive count from the environment, else def (or short under -short).
 func envInt(name string, def, short int) int {

@@ -823,7 +823,7 @@ func (m *machine) installSH(limit time.Duration, args ...string) measured {
 	if err != nil {
 		m.t.Fatal(err)
 	}
-	src, err := filepath.Abs("..")
+	src, err := filepath.Abs(moduleRoot)
 	if err != nil {
 		m.t.Fatal(err)
 	}
