@@ -55,6 +55,7 @@ var (
 // every other session, every save and every compaction has exactly one checkpoint, the registry
 // and the timeline count every start and end. No duplicate, no loss.
 func TestConcurrency(t *testing.T) {
+	gate(t)
 	const procs = 8
 	ops := envInt("CAIRN_RELIABILITY_OPS", 200, 40)
 	m := newMachine(t)

@@ -40,6 +40,7 @@ type crashStats struct {
 // A PreCompact killed mid-way is then repeated, as Claude Code repeats it, and must leave exactly
 // one automatic checkpoint for its compaction.
 func TestCrashAtomicity(t *testing.T) {
+	gate(t)
 	perWriter := envInt("CAIRN_RELIABILITY_ITER", 100, 15)
 	m := newMachine(t)
 	seed := uint64(time.Now().UnixNano())
@@ -503,6 +504,7 @@ func checkTornTailsSkipped(t *testing.T, m *machine, st state, sessEnv []string)
 // The cut is planted here at every kind of byte, not hoped for from a kill: every reader skips
 // it, the readers' counts hold, and the next append of each log starts on a clean line.
 func TestTornTailAfterAKill(t *testing.T) {
+	gate(t)
 	m := newMachine(t)
 	sessEnv := []string{"CLAUDE_CODE_SESSION_ID=" + crashSession}
 	tr := filepath.Join(m.transcripts, "torn.jsonl")

@@ -472,6 +472,7 @@ func secretInProject(m *machine) []string {
 // only stdout, no hang, within 64 MiB and, for a hook, 1 s. Each case: the sentinel tree outside
 // hashes the same, and nothing read through a link reaches an output or a project file.
 func TestHostileRepo(t *testing.T) {
+	gate(t)
 	if gnuTime() == "" {
 		t.Log("GNU time (/usr/bin/time) not found: peak memory is not measured")
 	}
@@ -567,6 +568,7 @@ func TestHostileRepo(t *testing.T) {
 // and runs every process, the first search on an empty index cache: each keeps the hostile
 // project's budget (the CLI: no hang, 64 MiB).
 func TestHostileRepoHugeLogs(t *testing.T) {
+	gate(t)
 	m := seedHostileProbe(t).clone(t)
 	hostileOutside(m)
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -633,6 +635,7 @@ func clip(s []string, n int) []string {
 // loop, while every writer runs: a check made before a write proves nothing here, so only
 // confinement at the moment of use keeps the writes in. Nothing outside may change.
 func TestHostileRepoSwappedSymlinks(t *testing.T) {
+	gate(t)
 	probe := seedHostileProbe(t)
 	tries := envInt("CAIRN_RELIABILITY_SWAPS", 10, 3)
 	targets := []string{
@@ -709,6 +712,7 @@ func executedSentinel(m *machine, name string) string {
 // binaries as FIFOs, links to /dev/zero and Go binaries padded to 300 MB must not stall doctor
 // or take it over 64 MiB.
 func TestHostileRepoDoctor(t *testing.T) {
+	gate(t)
 	names := []string{"sessionstart", "userpromptsubmit", "precompact", "sessionend", "cairn"}
 	dirs := []string{".claude/cairn/bin", "tools/cairn/bin", "bin"}
 	kinds := []struct {
@@ -869,6 +873,7 @@ func userInstall(m *machine) (other string) {
 // its own that --uninstall would run), and cairn install and uninstall, which install.sh runs,
 // against a hostile settings.json, settings.local.json and skill.
 func TestHostileRepoInstall(t *testing.T) {
+	gate(t)
 	runs, refused, cliRefused := 0, 0, 0
 	var slowest time.Duration
 	check := func(t *testing.T, what string, m *machine, r measured, wantRefused bool) {

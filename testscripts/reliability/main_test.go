@@ -9,9 +9,11 @@
 // 0 with protocol-only stdout, that the CLI fails with one clear line, that nothing outside the
 // project changes and that nothing inside it is corrupted (hostile_test.go, disk_test.go).
 //
-// The suite takes minutes and kills processes at random points, so it is opt-in, as the e2e suite
-// is: `CAIRN_RELIABILITY=1 go test ./testscripts/reliability/` runs it (scripts/check.sh and CI do);
-// without the variable the package's tests do not run. The binaries are built once in TestMain. Counts shrink under -short; CAIRN_RELIABILITY_ITER
+// The whole suite takes minutes and kills processes at random points, so it is opt-in:
+// `CAIRN_RELIABILITY=1 go test ./testscripts/reliability/` runs it (scripts/check.sh and CI do).
+// Without the variable every test skips by name, with the reason (see [gate]). The binaries
+// are built on first use, so a run in which every test skips builds nothing. Counts shrink
+// under -short; CAIRN_RELIABILITY_ITER
 // (kills per writer) and CAIRN_RELIABILITY_OPS (operations per concurrent process) raise them
 // for longer local runs, and CAIRN_RELIABILITY_SEED replays the kill points of a failed run. A
 // summary table of what was tried and what held is printed at the end under -v (and written to
@@ -25,6 +27,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"io/fs"
 	"os"
@@ -46,27 +51,42 @@ import (
 // moduleRoot is the module's root, relative to this package's directory (testscripts/reliability).
 const moduleRoot = "../.."
 
-var binDir string
+// wholeSuite is CAIRN_RELIABILITY=1: every test runs, at full counts.
+var wholeSuite = os.Getenv("CAIRN_RELIABILITY") == "1"
 
-func TestMain(m *testing.M) {
-	os.Exit(testMain(m))
+// gate skips t, by name and with the reason, unless the whole suite runs. Every test of the
+// package starts with it (TestEveryTestIsGated), so `go test -v` lists what it did not run.
+func gate(t *testing.T) {
+	t.Helper()
+	if !wholeSuite {
+		t.Skip("opt-in: set CAIRN_RELIABILITY=1 to run the crash, concurrency and hostile-input suite")
+	}
 }
 
-func testMain(m *testing.M) int {
-	if os.Getenv("CAIRN_RELIABILITY") != "1" {
-		fmt.Println("reliability: not run; set CAIRN_RELIABILITY=1 to run the crash, concurrency and hostile-input suite")
-		return 0
+// binDir holds the built binaries once a test has asked for them (buildOnce).
+var (
+	binDir     string
+	binCleanup func()
+	binErr     error
+	buildOnce  sync.Once
+)
+
+// buildBinaries builds every binary into binDir on first use, and fails t if that failed.
+func buildBinaries(t testing.TB) {
+	t.Helper()
+	buildOnce.Do(func() { binDir, binCleanup, binErr = testbin.Build(moduleRoot, "cairn-reliability-bin-") })
+	if binErr != nil {
+		t.Fatal(binErr)
 	}
-	dir, cleanup, err := testbin.Build(moduleRoot, "cairn-reliability-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer cleanup()
-	binDir = dir
+}
+
+func TestMain(m *testing.M) {
 	code := m.Run()
+	if binCleanup != nil {
+		binCleanup()
+	}
 	writeReport()
-	return code
+	os.Exit(code)
 }
 
 // touchSources keeps go test's cache honest about the binaries (see testbin.TouchSources).
@@ -142,6 +162,7 @@ type machineOpt struct {
 func newMachine(t testing.TB, opts ...machineOpt) *machine {
 	t.Helper()
 	touchSources()
+	buildBinaries(t)
 	var o machineOpt
 	if len(opts) > 0 {
 		o = opts[0]
@@ -565,3 +586,49 @@ func (m *machine) checkUnchanged(t testing.TB, what string, before tree) {
 // ---- Small helpers ----
 
 func numCPU() int { return runtime.NumCPU() }
+
+// TestEveryTestIsGated reads the package's sources: every test starts by calling gate, so that
+// none runs (or builds the binaries) unless it is meant to, and none skips without its name.
+func TestEveryTestIsGated(t *testing.T) {
+	files, err := filepath.Glob("*_test.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no test files here: %v", err)
+	}
+	fset := token.NewFileSet()
+	n := 0
+	for _, f := range files {
+		af, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range af.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Recv != nil || !strings.HasPrefix(fn.Name.Name, "Test") || fn.Name.Name == "TestMain" || fn.Name.Name == "TestEveryTestIsGated" {
+				continue
+			}
+			n++
+			if !startsWithGate(fn) {
+				t.Errorf("%s: %s does not start with gate(t)", fset.Position(fn.Pos()), fn.Name.Name)
+			}
+		}
+	}
+	if n < 10 {
+		t.Fatalf("found %d tests: the parse is wrong", n)
+	}
+}
+
+func startsWithGate(fn *ast.FuncDecl) bool {
+	if fn.Body == nil || len(fn.Body.List) == 0 {
+		return false
+	}
+	es, ok := fn.Body.List[0].(*ast.ExprStmt)
+	if !ok {
+		return false
+	}
+	call, ok := es.X.(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	id, ok := call.Fun.(*ast.Ident)
+	return ok && id.Name == "gate"
+}
