@@ -11,14 +11,15 @@
 //
 // The whole suite takes minutes and kills processes at random points, so it is opt-in:
 // `CAIRN_RELIABILITY=1 go test ./testscripts/reliability/` runs it (scripts/check.sh and CI do).
-// Without the variable every test skips by name, with the reason (see [gate]). The binaries
-// are built on first use, so a run in which every test skips builds nothing. Counts shrink
-// under -short; CAIRN_RELIABILITY_ITER
-// (kills per writer) and CAIRN_RELIABILITY_OPS (operations per concurrent process) raise them
-// for longer local runs, and CAIRN_RELIABILITY_SEED replays the kill points of a failed run. A
-// summary table of what was tried and what held is printed at the end under -v (and written to
-// $CAIRN_RELIABILITY_REPORT when set): docs/RELIABILITY.md is made from it. Linux only: the
-// suite uses SIGKILL, mkfifo, chattr and tmpfs.
+// Without the variable, `go test ./...` runs its smoke pass (see [smoke] and [heavy]): one kill
+// per writer, one concurrency round and the cheap deterministic tests, in a few seconds; every
+// other test skips by name, with the reason. The binaries are built on first use, so a run in
+// which every test skips builds nothing. Counts shrink under -short; CAIRN_RELIABILITY_ITER
+// (runs per writer in the kill loop) and CAIRN_RELIABILITY_OPS (operations per concurrent
+// process) raise them for longer local runs, and CAIRN_RELIABILITY_SEED replays the kill points
+// of a failed run. A summary table of what was tried and what held is printed at the end under
+// -v (and written to $CAIRN_RELIABILITY_REPORT when set): docs/RELIABILITY.md is made from it.
+// Linux only: the suite uses SIGKILL, mkfifo, chattr and tmpfs.
 package reliability
 
 import (
@@ -51,15 +52,38 @@ import (
 // moduleRoot is the module's root, relative to this package's directory (testscripts/reliability).
 const moduleRoot = "../.."
 
+// The suite runs at one of three sizes:
+//   - go test ./...: the smoke pass. The tests marked smoke run at their smoke counts (one kill
+//     per writer, one concurrency round) and the cheap deterministic tests run whole; the tests
+//     marked heavy skip by name, with what they cost.
+//   - CAIRN_RELIABILITY=1: every test, at full counts (reduced counts under -short).
+//   - go test -short without CAIRN_RELIABILITY=1, the inner loop: every test skips by name.
+//
+// Nothing in the smoke pass asserts a time, so a loaded machine only makes it slower: runs are
+// timed only to aim the kills, a run still going after stallLimit (30 s, for processes that take
+// milliseconds) fails as stalled, and everything else is counted. The one clock left is the
+// hooks' own 2 s stdin deadline (hookio.StdinDeadline), which the payload a test pipes in meets
+// unless the machine stalls a process for seconds.
+
 // wholeSuite is CAIRN_RELIABILITY=1: every test runs, at full counts.
 var wholeSuite = os.Getenv("CAIRN_RELIABILITY") == "1"
 
-// gate skips t, by name and with the reason, unless the whole suite runs. Every test of the
-// package starts with it (TestEveryTestIsGated), so `go test -v` lists what it did not run.
-func gate(t *testing.T) {
+// smoke starts a test of the smoke pass, which go test ./... runs: it skips t, by name, only
+// under -short without CAIRN_RELIABILITY=1. Every test starts with smoke or heavy
+// (TestEveryTestIsGated), so `go test -v` lists what it did not run.
+func smoke(t *testing.T) {
+	t.Helper()
+	if !wholeSuite && testing.Short() {
+		t.Skip("-short: the reliability smoke pass runs without -short; set CAIRN_RELIABILITY=1 to run the whole suite")
+	}
+}
+
+// heavy starts a test too costly for go test ./... (cost says why): it skips t, by name, unless
+// CAIRN_RELIABILITY=1.
+func heavy(t *testing.T, cost string) {
 	t.Helper()
 	if !wholeSuite {
-		t.Skip("opt-in: set CAIRN_RELIABILITY=1 to run the crash, concurrency and hostile-input suite")
+		t.Skipf("heavy (%s): set CAIRN_RELIABILITY=1 to run it", cost)
 	}
 }
 
@@ -92,15 +116,19 @@ func TestMain(m *testing.M) {
 // touchSources keeps go test's cache honest about the binaries (see testbin.TouchSources).
 var touchSources = sync.OnceFunc(func() { testbin.TouchSources(moduleRoot) })
 
-// envInt reads a positive count from the environment, else def (or short under -short).
-func envInt(name string, def, short int) int {
+// envInt reads a positive count from the environment, else full for the whole suite (short
+// under -short), else smoke for the smoke pass.
+func envInt(name string, full, short, smoke int) int {
 	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
 		return v
 	}
-	if testing.Short() {
+	switch {
+	case !wholeSuite:
+		return smoke
+	case testing.Short():
 		return short
 	}
-	return def
+	return full
 }
 
 // ---- The report: what was tried, how many times, what held ----
@@ -587,8 +615,9 @@ func (m *machine) checkUnchanged(t testing.TB, what string, before tree) {
 
 func numCPU() int { return runtime.NumCPU() }
 
-// TestEveryTestIsGated reads the package's sources: every test starts by calling gate, so that
-// none runs (or builds the binaries) unless it is meant to, and none skips without its name.
+// TestEveryTestIsGated reads the package's sources: every test starts by calling smoke or heavy,
+// so that none runs (or builds the binaries) unless it is meant to, and none skips without its
+// name.
 func TestEveryTestIsGated(t *testing.T) {
 	files, err := filepath.Glob("*_test.go")
 	if err != nil || len(files) == 0 {
@@ -608,7 +637,7 @@ func TestEveryTestIsGated(t *testing.T) {
 			}
 			n++
 			if !startsWithGate(fn) {
-				t.Errorf("%s: %s does not start with gate(t)", fset.Position(fn.Pos()), fn.Name.Name)
+				t.Errorf("%s: %s does not start with smoke(t) or heavy(t, …)", fset.Position(fn.Pos()), fn.Name.Name)
 			}
 		}
 	}
@@ -630,5 +659,5 @@ func startsWithGate(fn *ast.FuncDecl) bool {
 		return false
 	}
 	id, ok := call.Fun.(*ast.Ident)
-	return ok && id.Name == "gate"
+	return ok && (id.Name == "smoke" || id.Name == "heavy")
 }
