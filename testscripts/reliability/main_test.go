@@ -9,14 +9,17 @@
 // 0 with protocol-only stdout, that the CLI fails with one clear line, that nothing outside the
 // project changes and that nothing inside it is corrupted (hostile_test.go, disk_test.go).
 //
-// The suite takes minutes and kills processes at random points, so it is opt-in, as the e2e suite
-// is: `CAIRN_RELIABILITY=1 go test ./reliability/` runs it (scripts/check.sh and CI do);
-// without the variable the package's tests do not run. The binaries are built once in TestMain. Counts shrink under -short; CAIRN_RELIABILITY_ITER
-// (kills per writer) and CAIRN_RELIABILITY_OPS (operations per concurrent process) raise them
-// for longer local runs, and CAIRN_RELIABILITY_SEED replays the kill points of a failed run. A
-// summary table of what was tried and what held is printed at the end under -v (and written to
-// $CAIRN_RELIABILITY_REPORT when set): docs/RELIABILITY.md is made from it. Linux only: the
-// suite uses SIGKILL, mkfifo, chattr and tmpfs.
+// The whole suite takes minutes and kills processes at random points, so it is opt-in:
+// `CAIRN_RELIABILITY=1 go test ./testscripts/reliability/` runs it (scripts/check.sh and CI do).
+// Without the variable, `go test ./...` runs its smoke pass (see [smoke] and [heavy]): one kill
+// per writer, one concurrency round and the cheap deterministic tests, in a few seconds; every
+// other test skips by name, with the reason. The binaries are built on first use, so a run in
+// which every test skips builds nothing. Counts shrink under -short; CAIRN_RELIABILITY_ITER
+// (runs per writer in the kill loop) and CAIRN_RELIABILITY_OPS (operations per concurrent
+// process) raise them for longer local runs, and CAIRN_RELIABILITY_SEED replays the kill points
+// of a failed run. A summary table of what was tried and what held is printed at the end under
+// -v (and written to $CAIRN_RELIABILITY_REPORT when set): docs/RELIABILITY.md is made from it.
+// Linux only: the suite uses SIGKILL, mkfifo, chattr and tmpfs.
 package reliability
 
 import (
@@ -25,6 +28,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"io/fs"
 	"os"
@@ -40,44 +46,89 @@ import (
 	"time"
 	"unicode/utf16"
 
-	"github.com/cairn-hooks/cairn/internal/testbin"
+	"github.com/cairn-hooks/cairn/testscripts/testbin"
 )
 
-var binDir string
+// moduleRoot is the module's root, relative to this package's directory (testscripts/reliability).
+const moduleRoot = "../.."
 
-func TestMain(m *testing.M) {
-	os.Exit(testMain(m))
+// The suite runs at one of three sizes:
+//   - go test ./...: the smoke pass. The tests marked smoke run at their smoke counts (one kill
+//     per writer, one concurrency round) and the cheap deterministic tests run whole; the tests
+//     marked heavy skip by name, with what they cost.
+//   - CAIRN_RELIABILITY=1: every test, at full counts (reduced counts under -short).
+//   - go test -short without CAIRN_RELIABILITY=1, the inner loop: every test skips by name.
+//
+// Nothing in the smoke pass asserts a time, so a loaded machine only makes it slower: runs are
+// timed only to aim the kills, a run still going after stallLimit (30 s, for processes that take
+// milliseconds) fails as stalled, and everything else is counted. The one clock left is the
+// hooks' own 2 s stdin deadline (hookio.StdinDeadline), which the payload a test pipes in meets
+// unless the machine stalls a process for seconds.
+
+// wholeSuite is CAIRN_RELIABILITY=1: every test runs, at full counts.
+var wholeSuite = os.Getenv("CAIRN_RELIABILITY") == "1"
+
+// smoke starts a test of the smoke pass, which go test ./... runs: it skips t, by name, only
+// under -short without CAIRN_RELIABILITY=1. Every test starts with smoke or heavy
+// (TestEveryTestIsGated), so `go test -v` lists what it did not run.
+func smoke(t *testing.T) {
+	t.Helper()
+	if !wholeSuite && testing.Short() {
+		t.Skip("-short: the reliability smoke pass runs without -short; set CAIRN_RELIABILITY=1 to run the whole suite")
+	}
 }
 
-func testMain(m *testing.M) int {
-	if os.Getenv("CAIRN_RELIABILITY") != "1" {
-		fmt.Println("reliability: not run; set CAIRN_RELIABILITY=1 to run the crash, concurrency and hostile-input suite")
-		return 0
+// heavy starts a test too costly for go test ./... (cost says why): it skips t, by name, unless
+// CAIRN_RELIABILITY=1.
+func heavy(t *testing.T, cost string) {
+	t.Helper()
+	if !wholeSuite {
+		t.Skipf("heavy (%s): set CAIRN_RELIABILITY=1 to run it", cost)
 	}
-	dir, cleanup, err := testbin.Build("..", "cairn-reliability-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
+}
+
+// binDir holds the built binaries once a test has asked for them (buildOnce).
+var (
+	binDir     string
+	binCleanup func()
+	binErr     error
+	buildOnce  sync.Once
+)
+
+// buildBinaries builds every binary into binDir on first use, and fails t if that failed.
+func buildBinaries(t testing.TB) {
+	t.Helper()
+	buildOnce.Do(func() { binDir, binCleanup, binErr = testbin.Build(moduleRoot, "cairn-reliability-bin-") })
+	if binErr != nil {
+		t.Fatal(binErr)
 	}
-	defer cleanup()
-	binDir = dir
+}
+
+func TestMain(m *testing.M) {
 	code := m.Run()
+	if binCleanup != nil {
+		binCleanup()
+	}
 	writeReport()
-	return code
+	os.Exit(code)
 }
 
 // touchSources keeps go test's cache honest about the binaries (see testbin.TouchSources).
-var touchSources = sync.OnceFunc(func() { testbin.TouchSources("..") })
+var touchSources = sync.OnceFunc(func() { testbin.TouchSources(moduleRoot) })
 
-// envInt reads a positive count from the environment, else def (or short under -short).
-func envInt(name string, def, short int) int {
+// envInt reads a positive count from the environment, else full for the whole suite (short
+// under -short), else smoke for the smoke pass.
+func envInt(name string, full, short, smoke int) int {
 	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
 		return v
 	}
-	if testing.Short() {
+	switch {
+	case !wholeSuite:
+		return smoke
+	case testing.Short():
 		return short
 	}
-	return def
+	return full
 }
 
 // ---- The report: what was tried, how many times, what held ----
@@ -139,6 +190,7 @@ type machineOpt struct {
 func newMachine(t testing.TB, opts ...machineOpt) *machine {
 	t.Helper()
 	touchSources()
+	buildBinaries(t)
 	var o machineOpt
 	if len(opts) > 0 {
 		o = opts[0]
@@ -562,3 +614,50 @@ func (m *machine) checkUnchanged(t testing.TB, what string, before tree) {
 // ---- Small helpers ----
 
 func numCPU() int { return runtime.NumCPU() }
+
+// TestEveryTestIsGated reads the package's sources: every test starts by calling smoke or heavy,
+// so that none runs (or builds the binaries) unless it is meant to, and none skips without its
+// name.
+func TestEveryTestIsGated(t *testing.T) {
+	files, err := filepath.Glob("*_test.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no test files here: %v", err)
+	}
+	fset := token.NewFileSet()
+	n := 0
+	for _, f := range files {
+		af, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range af.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Recv != nil || !strings.HasPrefix(fn.Name.Name, "Test") || fn.Name.Name == "TestMain" || fn.Name.Name == "TestEveryTestIsGated" {
+				continue
+			}
+			n++
+			if !startsWithGate(fn) {
+				t.Errorf("%s: %s does not start with smoke(t) or heavy(t, …)", fset.Position(fn.Pos()), fn.Name.Name)
+			}
+		}
+	}
+	if n < 10 {
+		t.Fatalf("found %d tests: the parse is wrong", n)
+	}
+}
+
+func startsWithGate(fn *ast.FuncDecl) bool {
+	if fn.Body == nil || len(fn.Body.List) == 0 {
+		return false
+	}
+	es, ok := fn.Body.List[0].(*ast.ExprStmt)
+	if !ok {
+		return false
+	}
+	call, ok := es.X.(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	id, ok := call.Fun.(*ast.Ident)
+	return ok && (id.Name == "smoke" || id.Name == "heavy")
+}

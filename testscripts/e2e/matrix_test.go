@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-hooks/cairn/e2e/mockapi"
+	"github.com/cairn-hooks/cairn/testscripts/e2e/mockapi"
 )
 
 // matrixVersions are the Claude Code releases CI runs the suite against: the
@@ -141,7 +141,7 @@ func missing(t testing.TB, caps ...capability) (version string, lacks []capabili
 func requireCap(t testing.TB, caps ...capability) {
 	t.Helper()
 	if v, lacks := missing(t, caps...); len(lacks) > 0 {
-		t.Skipf("Claude Code %s lacks %v (declared in e2e/matrix_test.go, as %s)", v, lacks, declaredFor(v))
+		t.Skipf("Claude Code %s lacks %v (declared in testscripts/e2e/matrix_test.go, as %s)", v, lacks, declaredFor(v))
 	}
 }
 
@@ -155,7 +155,7 @@ func supports(t *testing.T, c capability) bool {
 		return true
 	}
 	t.Run("needs-"+string(c), func(t *testing.T) {
-		t.Skipf("Claude Code %s lacks %s (declared in e2e/matrix_test.go, as %s): check skipped", v, c, declaredFor(v))
+		t.Skipf("Claude Code %s lacks %s (declared in testscripts/e2e/matrix_test.go, as %s): check skipped", v, c, declaredFor(v))
 	})
 	return false
 }

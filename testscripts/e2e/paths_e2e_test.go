@@ -7,7 +7,7 @@ package e2e
 // and wires exec form for a current one and quoted shell form for one before
 // exec form (2.1.139); either way every hook starts and cairn works.
 //
-//	CAIRN_E2E=1 go test ./e2e/ -run AwkwardPath -v -count=1
+//	CAIRN_E2E=1 go test ./testscripts/e2e/ -run AwkwardPath -v -count=1
 
 import (
 	"os"
@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-hooks/cairn/e2e/mockapi"
+	"github.com/cairn-hooks/cairn/testscripts/e2e/mockapi"
 )
 
 // awkwardName is the project directory's name: every character that breaks an
@@ -59,7 +59,7 @@ func TestCairnE2EAwkwardPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, _ := filepath.Abs("..")
+	src, _ := filepath.Abs(moduleRoot)
 	cmd := exec.Command("sh", filepath.Join(src, "install.sh"), "--project", p.Dir)
 	cmd.Dir = p.Dir
 	cmd.Env = append(append([]string{}, p.Env...), goenv...)

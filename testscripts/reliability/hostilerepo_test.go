@@ -472,6 +472,7 @@ func secretInProject(m *machine) []string {
 // only stdout, no hang, within 64 MiB and, for a hook, 1 s. Each case: the sentinel tree outside
 // hashes the same, and nothing read through a link reaches an output or a project file.
 func TestHostileRepo(t *testing.T) {
+	heavy(t, "300 MB sparse files and links to /dev/zero at every path cairn reads: about 10,000 processes")
 	if gnuTime() == "" {
 		t.Log("GNU time (/usr/bin/time) not found: peak memory is not measured")
 	}
@@ -567,6 +568,7 @@ func TestHostileRepo(t *testing.T) {
 // and runs every process, the first search on an empty index cache: each keeps the hostile
 // project's budget (the CLI: no hang, 64 MiB).
 func TestHostileRepoHugeLogs(t *testing.T) {
+	heavy(t, "40 MB logs, indexed from an empty cache")
 	m := seedHostileProbe(t).clone(t)
 	hostileOutside(m)
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -633,8 +635,9 @@ func clip(s []string, n int) []string {
 // loop, while every writer runs: a check made before a write proves nothing here, so only
 // confinement at the moment of use keeps the writes in. Nothing outside may change.
 func TestHostileRepoSwappedSymlinks(t *testing.T) {
+	heavy(t, "directories swapped for symlinks in a loop while the writers run")
 	probe := seedHostileProbe(t)
-	tries := envInt("CAIRN_RELIABILITY_SWAPS", 10, 3)
+	tries := envInt("CAIRN_RELIABILITY_SWAPS", 10, 3, 3)
 	targets := []string{
 		".claude/state", ".claude/state/locks", ".notes/logs", ".agents/runs/r1",
 		"memory/projects/proj/checkpoints", "memory",
@@ -709,6 +712,7 @@ func executedSentinel(m *machine, name string) string {
 // binaries as FIFOs, links to /dev/zero and Go binaries padded to 300 MB must not stall doctor
 // or take it over 64 MiB.
 func TestHostileRepoDoctor(t *testing.T) {
+	heavy(t, "binaries padded to 300 MB, FIFOs and links to /dev/zero for doctor")
 	names := []string{"sessionstart", "userpromptsubmit", "precompact", "sessionend", "cairn"}
 	dirs := []string{".claude/cairn/bin", "tools/cairn/bin", "bin"}
 	kinds := []struct {
@@ -823,7 +827,7 @@ func (m *machine) installSH(limit time.Duration, args ...string) measured {
 	if err != nil {
 		m.t.Fatal(err)
 	}
-	src, err := filepath.Abs("..")
+	src, err := filepath.Abs(moduleRoot)
 	if err != nil {
 		m.t.Fatal(err)
 	}
@@ -869,6 +873,7 @@ func userInstall(m *machine) (other string) {
 // its own that --uninstall would run), and cairn install and uninstall, which install.sh runs,
 // against a hostile settings.json, settings.local.json and skill.
 func TestHostileRepoInstall(t *testing.T) {
+	heavy(t, "install.sh, which builds cairn, on every hostile project")
 	runs, refused, cliRefused := 0, 0, 0
 	var slowest time.Duration
 	check := func(t *testing.T, what string, m *machine, r measured, wantRefused bool) {

@@ -7,8 +7,8 @@
 # CAIRN_E2E_CLAUDE_VERSION, else the pinned one below. Idempotent: an
 # existing install of that version is reused. All npm output goes to stderr.
 #
-# Use it as:  CAIRN_CLAUDE=$(sh e2e/install-claude.sh) CAIRN_E2E=1 go test ./e2e/
-# The matrix: CAIRN_E2E_CLAUDE_VERSION=2.1.100 sh e2e/install-claude.sh
+# Use it as:  CAIRN_CLAUDE=$(sh testscripts/e2e/install-claude.sh) CAIRN_E2E=1 go test ./testscripts/e2e/
+# The matrix: CAIRN_E2E_CLAUDE_VERSION=2.1.100 sh testscripts/e2e/install-claude.sh
 #
 # Releases up to about 2.1.1xx ship as a node script (cli.js, needs node on
 # PATH at run time); later ones as a native binary (bin/claude.exe).

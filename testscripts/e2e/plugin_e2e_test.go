@@ -9,7 +9,7 @@ package e2e
 // it and fails a settings install beside it. The plugin's MCP server is
 // called by the real client in TestPluginE2EMCP (mcp_e2e_test.go).
 //
-//	CAIRN_E2E=1 go test ./e2e/ -run Plugin -v -count=1
+//	CAIRN_E2E=1 go test ./testscripts/e2e/ -run Plugin -v -count=1
 
 import (
 	"bytes"
@@ -22,8 +22,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-hooks/cairn/e2e/mockapi"
 	"github.com/cairn-hooks/cairn/pkg/version"
+	"github.com/cairn-hooks/cairn/testscripts/e2e/mockapi"
 )
 
 // pluginVersion is the version the e2e builds are stamped with.
@@ -41,7 +41,7 @@ func builtCairn(t *testing.T) (bin, plugin string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := filepath.Abs("..")
+	src, err := filepath.Abs(moduleRoot)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -141,6 +141,7 @@ func seedForDisk(t testing.TB, m *machine) state {
 // dangling, runs every writer, and checks that nothing outside changed, that hooks still exit 0
 // with protocol-only stdout and that the CLI fails with one clear line.
 func TestSymlinksPlanted(t *testing.T) {
+	heavy(t, "every writer with a symlink at each of the ~40 paths cairn writes, twice: about 1,400 processes")
 	// The project as the writers leave it, to learn every path they write (lock files included);
 	// each case starts from a copy of it.
 	probe := newMachine(t)
@@ -239,6 +240,7 @@ func chattr(path string, on bool) error {
 // root, which ignores mode bits) and runs every writer: hooks exit 0, the CLI fails with one
 // clear line, and nothing is lost or damaged — an item is never removed without its audit line.
 func TestReadOnly(t *testing.T) {
+	heavy(t, "root only: chattr +i on 17 paths, each a fresh project and all 19 writers")
 	if _, err := exec.LookPath("chattr"); err != nil {
 		t.Skip("chattr not available: read-only directories not tested")
 	}
@@ -343,6 +345,7 @@ func padLog(t testing.TB, m *machine, rel string, slack int, line func(fill stri
 // skip. Then space is freed and the writers run again: everything they report done must be
 // readable — an archived item's audit line, a broadcast delivered to the other session.
 func TestFullDisk(t *testing.T) {
+	heavy(t, "root only: mounts a 512 KiB tmpfs and fills it")
 	if os.Geteuid() != 0 {
 		t.Skip("not root: cannot mount a tmpfs; the full disk is not tested")
 	}

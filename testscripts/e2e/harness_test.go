@@ -25,8 +25,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-hooks/cairn/e2e/mockapi"
+	"github.com/cairn-hooks/cairn/testscripts/e2e/mockapi"
 )
+
+// moduleRoot is the module's root (install.sh, hooks/, pkg/), relative to this package's
+// directory (testscripts/e2e).
+const moduleRoot = "../.."
 
 // pinnedClaudeVersion is the Claude Code release the e2e tests are written
 // against. Keep in sync with CLAUDE_VERSION in install-claude.sh.
@@ -47,11 +51,11 @@ var (
 func requireClaude(t testing.TB) string {
 	t.Helper()
 	if os.Getenv("CAIRN_E2E") != "1" {
-		t.Skip("Claude Code e2e test: set CAIRN_E2E=1 to run it (and CAIRN_CLAUDE=$(sh e2e/install-claude.sh) if the binary is not in the default cache)")
+		t.Skip("Claude Code e2e test: set CAIRN_E2E=1 to run it (and CAIRN_CLAUDE=$(sh testscripts/e2e/install-claude.sh) if the binary is not in the default cache)")
 	}
 	claudeOnce.Do(func() { claudePath, claudeErr = findClaude() })
 	if claudeErr != nil {
-		t.Fatalf("CAIRN_E2E=1 but no usable claude binary: %v\n(install it with: sh e2e/install-claude.sh, and/or set CAIRN_CLAUDE)", claudeErr)
+		t.Fatalf("CAIRN_E2E=1 but no usable claude binary: %v\n(install it with: sh testscripts/e2e/install-claude.sh, and/or set CAIRN_CLAUDE)", claudeErr)
 	}
 	return claudePath
 }

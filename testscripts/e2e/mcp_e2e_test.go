@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-hooks/cairn/e2e/mockapi"
+	"github.com/cairn-hooks/cairn/testscripts/e2e/mockapi"
 )
 
 // toolNamed reports whether a request's tools array declares a tool called name (not a mention

@@ -166,6 +166,7 @@ func basePayload(m *machine, name string, tr string) map[string]any {
 // of nesting, invalid UTF-8 and NULs, a byte-order mark, several objects, non-objects, and a
 // stdin that never closes (empty, after a partial object, after a whole one).
 func TestHostileStdin(t *testing.T) {
+	heavy(t, "50 MB stdins to every hook, and stdins left open until the hooks' 2 s deadline")
 	m := newMachine(t)
 	base := seedProject(t, m)
 	outside := snapshot(t, m.outsideDirs()...)
@@ -323,6 +324,7 @@ func verdict(t testing.TB, held string, unlessBug ...string) string {
 // free-text fields point outside the project, climb with ../, or carry NULs, newlines and
 // markdown that would forge a bullet, a heading or a snapshot marker.
 func TestHostilePayloadFields(t *testing.T) {
+	smoke(t)
 	m := newMachine(t)
 	base := seedProject(t, m)
 	// A transcript outside the project, which cairn may read and must never write.
@@ -399,6 +401,7 @@ func TestHostilePayloadFields(t *testing.T) {
 // unreadable file, binary garbage, a 60 MB single line (inside a real transcript, and alone
 // without a newline), and a file that does not exist.
 func TestHostileTranscripts(t *testing.T) {
+	heavy(t, "60 MB transcripts, /dev/zero and FIFOs for every hook")
 	m := newMachine(t)
 	base := seedProject(t, m)
 	dir := m.transcripts
@@ -484,6 +487,7 @@ func TestHostileTranscripts(t *testing.T) {
 // heading, invalid UTF-8, a 1 MB argument, nested JSON values, a stdin of 50 MB and a stdin that
 // never closes (silent, or after some data).
 func TestHostileCLI(t *testing.T) {
+	heavy(t, "a 50 MB stdin, and stdins left open until the CLI's own deadline")
 	m := newMachine(t)
 	base := seedProject(t, m)
 	outside := snapshot(t, m.outsideDirs()...)
@@ -587,6 +591,7 @@ func TestHostileCLI(t *testing.T) {
 // section loses its end line — and checks that parked items stay visible: listed, parkable,
 // archivable, before and after PreCompact repairs the section.
 func TestDamagedSessionContext(t *testing.T) {
+	smoke(t)
 	m := newMachine(t)
 	m.mustCairn("session", "park", "side", "first idea", "x", "--slug", "first")
 	pc := payload("PreCompact", map[string]any{"session_id": hostSession, "cwd": m.proj, "trigger": "auto"})

@@ -6,7 +6,7 @@ package e2e
 // (recorderScript) and pin down what the pinned Claude Code version does:
 // see FINDINGS.md. Run with:
 //
-//	CAIRN_E2E=1 go test ./e2e/ -run . -v -count=1
+//	CAIRN_E2E=1 go test ./testscripts/e2e/ -run . -v -count=1
 //
 // CAIRN_E2E_UPDATE=1 additionally rewrites the samples under testdata/.
 
@@ -21,7 +21,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-hooks/cairn/e2e/mockapi"
+	"github.com/cairn-hooks/cairn/testscripts/e2e/mockapi"
 )
 
 // allEventHooks registers the recorder for the four cairn events, each in

@@ -7,14 +7,14 @@ package e2e
 // Only clients that report the fork as such (source "fork", the new id) can
 // do that; older ones report a resume of the original session.
 //
-//	CAIRN_E2E=1 go test ./e2e/ -run Fork -v -count=1
+//	CAIRN_E2E=1 go test ./testscripts/e2e/ -run Fork -v -count=1
 
 import (
 	"encoding/json"
 	"strings"
 	"testing"
 
-	"github.com/cairn-hooks/cairn/e2e/mockapi"
+	"github.com/cairn-hooks/cairn/testscripts/e2e/mockapi"
 )
 
 func TestCairnE2EFork(t *testing.T) {

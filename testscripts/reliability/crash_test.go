@@ -40,14 +40,20 @@ type crashStats struct {
 // A PreCompact killed mid-way is then repeated, as Claude Code repeats it, and must leave exactly
 // one automatic checkpoint for its compaction.
 func TestCrashAtomicity(t *testing.T) {
-	perWriter := envInt("CAIRN_RELIABILITY_ITER", 100, 15)
+	smoke(t)
+	// The smoke pass's 3 runs per writer are the two that measure it and one SIGKILL; a kill
+	// aimed at a run of a few milliseconds finds it already ended about half the time, so the
+	// smoke pass goes on until every writer has been killed mid-run once (untilKilled).
+	perWriter := envInt("CAIRN_RELIABILITY_ITER", 100, 15, 3)
+	untilKilled := !wholeSuite && os.Getenv("CAIRN_RELIABILITY_ITER") == ""
 	m := newMachine(t)
 	seed := uint64(time.Now().UnixNano())
 	if v, err := strconv.ParseUint(os.Getenv("CAIRN_RELIABILITY_SEED"), 10, 64); err == nil {
 		seed = v
 	}
 	rng := rand.New(rand.NewPCG(seed, 7))
-	t.Logf("kills per writer: %d (CAIRN_RELIABILITY_ITER); kill points from seed %d (CAIRN_RELIABILITY_SEED)", perWriter, seed)
+	t.Logf("runs per writer: %d (CAIRN_RELIABILITY_ITER)%s; kill points from seed %d (CAIRN_RELIABILITY_SEED)", perWriter,
+		map[bool]string{true: ", more until each writer is killed once", false: ""}[untilKilled], seed)
 
 	// The project: an active run whose whiteboard has hand-written prose, a registered session,
 	// a transcript outside the project.
@@ -97,8 +103,16 @@ func TestCrashAtomicity(t *testing.T) {
 	}
 
 	total := perWriter * len(kinds)
+	unkilled := func() bool {
+		for _, k := range kinds {
+			if stats[k].killed == 0 {
+				return true
+			}
+		}
+		return false
+	}
 	var pendingArchive []string // slugs whose archive was killed before it took effect
-	for i := 0; i < total && !t.Failed(); i++ {
+	for i := 0; (i < total || untilKilled && unkilled() && i < 10*total) && !t.Failed(); i++ {
 		kind := kinds[i%len(kinds)]
 		before := readState(m)
 		open := before.slugs()
@@ -503,6 +517,7 @@ func checkTornTailsSkipped(t *testing.T, m *machine, st state, sessEnv []string)
 // The cut is planted here at every kind of byte, not hoped for from a kill: every reader skips
 // it, the readers' counts hold, and the next append of each log starts on a clean line.
 func TestTornTailAfterAKill(t *testing.T) {
+	smoke(t)
 	m := newMachine(t)
 	sessEnv := []string{"CLAUDE_CODE_SESSION_ID=" + crashSession}
 	tr := filepath.Join(m.transcripts, "torn.jsonl")

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-hooks/cairn/e2e/mockapi"
+	"github.com/cairn-hooks/cairn/testscripts/e2e/mockapi"
 )
 
 // cairn's hand-back wording, as pkg/brief and pkg/checkpoint write it.

@@ -55,8 +55,10 @@ var (
 // every other session, every save and every compaction has exactly one checkpoint, the registry
 // and the timeline count every start and end. No duplicate, no loss.
 func TestConcurrency(t *testing.T) {
+	smoke(t)
 	const procs = 8
-	ops := envInt("CAIRN_RELIABILITY_OPS", 200, 40)
+	// The smoke pass is one round: 5 operations per process, 40 processes in all.
+	ops := envInt("CAIRN_RELIABILITY_OPS", 200, 40, 5)
 	m := newMachine(t)
 	m.mustCairn("run", "start", "r1", "--issue", "7")
 	m.addProse("r1")

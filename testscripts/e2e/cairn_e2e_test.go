@@ -9,7 +9,7 @@ package e2e
 // error (transcript attachments, .claude/state/cairn.log) and that
 // `cairn doctor` is clean afterwards. README.md lists the scenarios.
 //
-//	CAIRN_E2E=1 go test ./e2e/ -run Cairn -v -count=1
+//	CAIRN_E2E=1 go test ./testscripts/e2e/ -run Cairn -v -count=1
 
 import (
 	"bytes"
@@ -26,7 +26,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-hooks/cairn/e2e/mockapi"
+	"github.com/cairn-hooks/cairn/testscripts/e2e/mockapi"
 )
 
 // Texts cairn injects, as written by hooks/sessionstart, hooks/userpromptsubmit and
@@ -74,7 +74,7 @@ var cairnGoEnv = sync.OnceValues(func() ([]string, error) {
 // caches a pass only for these exact sources (the test cache is keyed on the
 // files the test process opened; install.sh's own reads do not count).
 var touchCairnSources = sync.OnceValue(func() error {
-	src, err := filepath.Abs("..")
+	src, err := filepath.Abs(moduleRoot)
 	if err != nil {
 		return err
 	}
@@ -103,7 +103,7 @@ var touchCairnSources = sync.OnceValue(func() error {
 func newCairnProject(t *testing.T) *cairnProject {
 	t.Helper()
 	p := newProject(t)
-	src, err := filepath.Abs("..")
+	src, err := filepath.Abs(moduleRoot)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,7 @@
 // Package testbin builds cairn's binaries once for a test package that runs them as processes
-// (testscripts, reliability), and keeps go test's cache honest about it.
+// (testscripts, testscripts/reliability, hooks/cairn-mcp's conformance test), and keeps go test's
+// cache honest about it. It lives outside an internal/ directory so that hooks/cairn-mcp can
+// import it; TestLayering keeps it out of every non-test build.
 package testbin
 
 import (
@@ -13,7 +15,7 @@ import (
 
 // Build builds every binary under <module>/hooks into a new temp directory (with -cover under
 // coverage) and returns it with a function that removes it. moduleRoot is the module's root,
-// relative to the test's directory ("..").
+// relative to the test's directory ("..", "../..").
 func Build(moduleRoot, prefix string) (dir string, cleanup func(), err error) {
 	dir, err = os.MkdirTemp("", prefix)
 	if err != nil {
