@@ -45,8 +45,8 @@ func ReadOrder(root string, r runstate.Run, compact bool, newest string) string 
 		rules, more = rules[:maxRules], len(rules)-maxRules
 	}
 	files = append(files, rules...)
-	mem := r.Rel + "/MEMORY.md"
-	for _, f := range []string{mem, r.Rel + "/state.json", ".agents/lessons-learned.md"} {
+	mem := r.MemoryRel()
+	for _, f := range []string{mem, r.StateRel(), ".agents/lessons-learned.md"} {
 		if safefile.IsFile(root, f) {
 			files = append(files, f)
 		}

@@ -181,9 +181,18 @@ type Run struct {
 	Rel string // Dir relative to the root, with forward slashes
 }
 
-// StatePath and MemoryPath are the run's files.
-func (r Run) StatePath() string  { return filepath.Join(r.Dir, "state.json") }
-func (r Run) MemoryPath() string { return filepath.Join(r.Dir, "MEMORY.md") }
+// The run's two files, by name.
+const (
+	StateName  = "state.json"
+	MemoryName = "MEMORY.md"
+)
+
+// StatePath and MemoryPath are the run's files, absolute; StateRel and MemoryRel the same
+// relative to the project root, with forward slashes, as cairn names them to people and Claude.
+func (r Run) StatePath() string  { return filepath.Join(r.Dir, StateName) }
+func (r Run) MemoryPath() string { return filepath.Join(r.Dir, MemoryName) }
+func (r Run) StateRel() string   { return r.Rel + "/" + StateName }
+func (r Run) MemoryRel() string  { return r.Rel + "/" + MemoryName }
 
 // ErrNoActive means no run is active: .agents/runs/active is missing or empty.
 var ErrNoActive = errors.New("no active run")
