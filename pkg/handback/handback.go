@@ -128,7 +128,7 @@ func Text(p *project.Project, cat *checkpoint.Catalog, runs *runstate.Runs, s St
 			newest = filepath.ToSlash(newest)
 		}
 	}
-	text := brief.ReadOrder(p.Root, run, compacted, newest)
+	text := brief.ReadOrder(p.Root, run, compacted, newest, runs.StartedHere(run))
 	if pointer != "" {
 		text += "\n" + pointer // the read order at startup is a short list: both fit the budget
 	}
