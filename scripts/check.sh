@@ -32,8 +32,8 @@ done
 echo "== tests (the README's test command)"
 go test ./...
 
-echo "== reliability suite (opt-in: crash, concurrency, hostile input)"
-CAIRN_RELIABILITY=1 go test -count=1 ./reliability/
+echo "== reliability suite, whole (go test ./... ran its smoke pass): crash, concurrency, hostile input"
+CAIRN_RELIABILITY=1 go test -count=1 ./testscripts/reliability/
 
 echo "== release archives (opt-in: cross-compiles, builds twice, checks sums and contents)"
 CAIRN_RELEASE_TEST=1 go test -count=1 -run TestRelease ./scripts/release/

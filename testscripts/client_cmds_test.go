@@ -49,7 +49,7 @@ func cmdFakeClaude(ts *testscript.TestScript, neg bool, args []string) {
 // hookrun [-old] SETTINGS starts every command hook handler of a settings file as Claude Code
 // starts it — exec form (the handler has "args") spawned directly, shell form through
 // `/bin/sh -c` — or, with -old, as a client before exec form does: every command through
-// `/bin/sh -c`, "args" dropped (e2e/FINDINGS.md §k). Each gets "{}" on stdin. cairn's hooks exit 0
+// `/bin/sh -c`, "args" dropped (testscripts/e2e/FINDINGS.md §k). Each gets "{}" on stdin. cairn's hooks exit 0
 // whatever their input, so a non-zero exit means the hook could not start (127 not found, 2 a
 // shell syntax error). It prints "EVENT: started" or "EVENT: exit N" per handler and fails
 // unless every one started.

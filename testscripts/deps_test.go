@@ -102,3 +102,49 @@ func TestLayering(t *testing.T) {
 		t.Fatalf("go list gave %d packages under pkg/: the pattern is wrong", n)
 	}
 }
+
+// The top level is the design card (issue 20): the binaries (hooks), the libraries (pkg), the
+// tools (scripts), every test of the built binaries (testscripts), the installer, the module and
+// the documents. A new kind of thing finds its room under one of these, never beside them.
+var topLevel = []string{
+	".ci", ".gitattributes", ".gitignore", "LICENSE", "README.md", "docs", "go.mod", "go.sum",
+	"hooks", "install.sh", "pkg", "scripts", "testscripts",
+}
+
+// TestTopLevel fails if git tracks anything at the top of the repository that is not on the
+// card.
+func TestTopLevel(t *testing.T) {
+	cmd := exec.Command("git", "ls-files", "-z")
+	cmd.Dir = ".."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Skipf("not a git checkout (git ls-files: %v): the tracked top level is not checked", err)
+	}
+	seen := map[string]bool{}
+	for _, p := range strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00") {
+		top, _, _ := strings.Cut(p, "/")
+		if !seen[top] && !slices.Contains(topLevel, top) {
+			t.Errorf("git tracks %s at the top level: move it under hooks/, pkg/, scripts/, testscripts/ or docs/ (or add it to topLevel with the reason)", top)
+		}
+		seen[top] = true
+	}
+	if !seen["go.mod"] || !seen["testscripts"] {
+		t.Fatalf("git ls-files from %s does not list go.mod and testscripts: the directory is wrong", cmd.Dir)
+	}
+}
+
+// testscripts/testbin builds binaries for tests; it is not under an internal/ directory (so that
+// hooks/cairn-mcp's test can import it), so this keeps it out of every build but a test's.
+func TestTestbinOnlyInTests(t *testing.T) {
+	const testbin = "github.com/cairn-hooks/cairn/testscripts/testbin"
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "../...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		if slices.Contains(f[1:], testbin) {
+			t.Errorf("%s imports %s outside its tests", f[0], testbin)
+		}
+	}
+}

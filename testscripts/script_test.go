@@ -20,8 +20,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/cairn-hooks/cairn/internal/testbin"
 	"github.com/cairn-hooks/cairn/pkg/version"
+	"github.com/cairn-hooks/cairn/testscripts/testbin"
 )
 
 var update = flag.Bool("u", false, "update testscript files with actual output")

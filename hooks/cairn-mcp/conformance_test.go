@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-hooks/cairn/internal/testbin"
 	"github.com/cairn-hooks/cairn/pkg/mcpserver"
+	"github.com/cairn-hooks/cairn/testscripts/testbin"
 )
 
 // The conformance test speaks JSON-RPC to `cairn mcp` as Claude Code does — one JSON object per

@@ -52,7 +52,8 @@ func (c *CLI) Project() (*project.Project, error) {
 		}
 		config, _ := project.ConfigDir(c.Env)
 		c.world = &project.Project{Root: root, Config: config, Env: c.Env,
-			Files: safefile.Disk{Roots: []string{root}}, Now: c.Now, Warn: c.Warn}
+			Files: safefile.Disk{Roots: []string{root}, Repaired: func(what string) { c.Warn("repaired: %s", what) }},
+			Now:   c.Now, Warn: c.Warn}
 	}
 	return c.world, nil
 }

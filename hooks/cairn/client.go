@@ -28,7 +28,7 @@ type clientVersion [3]int
 // command through /bin/sh and drop "args" without a word, so an exec-form entry whose path
 // needs quoting (a space, a quote, "$", a non-ASCII letter) cannot start there; a quoted
 // shell-form command works on every release, but a quoted command with "args" fails with ENOENT
-// on the newer ones (e2e/FINDINGS.md §k).
+// on the newer ones (testscripts/e2e/FINDINGS.md §k).
 // So the form is chosen by the version.
 var execFormSince = clientVersion{2, 1, 139}
 

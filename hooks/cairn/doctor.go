@@ -137,6 +137,7 @@ func runDoctor(ctx context.Context, c *CLI, args []string) error {
 	d.checkState(c)
 	d.checkMemoryIndex()
 	d.checkLatency(cli)
+	d.checkRepairs()
 
 	failed := 0
 	for _, f := range d.findings {
@@ -304,7 +305,7 @@ func (d *doctor) checkHooks() (cli string) {
 			continue
 		case len(fromPlugins) > 0 && len(here) > 0:
 			// A plugin's hooks and a settings file's are not deduplicated: both run
-			// (reference §2.5; e2e/FINDINGS.md §l). Keep the plugin, which carries the MCP server and
+			// (reference §2.5; testscripts/e2e/FINDINGS.md §l). Keep the plugin, which carries the MCP server and
 			// updates with claude plugin update: the settings entries go.
 			var where []string
 			for _, w := range here {

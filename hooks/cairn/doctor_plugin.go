@@ -2,7 +2,7 @@ package main
 
 // What doctor knows of cairn installed as a Claude Code plugin: which settings file enables it,
 // where its directory is, and which hooks its hooks.json wires. Everything is read from Claude
-// Code's own files (e2e/FINDINGS.md §l): nothing is run, and `claude
+// Code's own files (testscripts/e2e/FINDINGS.md §l): nothing is run, and `claude
 // plugin list`, which would say the same authoritatively, is not asked.
 
 import (

@@ -23,7 +23,7 @@ import (
 // project scope both the approval ("enabledMcpjsonServers") and the rules go in the project's
 // .claude/settings.local.json — the personal file Claude Code writes its own approvals to, never
 // committed — because Claude Code ignores a rule for a .mcp.json server's tools in the committed
-// settings.json (e2e/FINDINGS.md). At user scope the rules go in the user's settings.json. The
+// settings.json (testscripts/e2e/FINDINGS.md). At user scope the rules go in the user's settings.json. The
 // read-only tools are allowed; the tools that write (save_checkpoint, park, archive, broadcast)
 // ask, unless --allow-bash allows the whole server as it allows the CLI.
 

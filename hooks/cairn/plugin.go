@@ -26,7 +26,7 @@ func init() {
 		"build a Claude Code plugin, which is also a marketplace serving it, from cairn's binaries for one platform (those in --bin, default this cairn's)", runPluginBuild})
 }
 
-// Plugin layout (reference Addendum "Plugins"; e2e/FINDINGS.md §l).
+// Plugin layout (reference Addendum "Plugins"; testscripts/e2e/FINDINGS.md §l).
 const (
 	// pluginName is the plugin's name in plugin.json and the marketplace: a plugin install is
 	// "cairn@<marketplace>", which is how doctor finds it in enabledPlugins.
@@ -35,7 +35,7 @@ const (
 	// `claude plugin install cairn@cairn`.
 	marketplaceName = "cairn"
 	// pluginRoot is how a plugin's hooks and MCP servers name its directory; Claude Code
-	// substitutes it in "command" and "args" (e2e/FINDINGS.md §l), exec form included.
+	// substitutes it in "command" and "args" (testscripts/e2e/FINDINGS.md §l), exec form included.
 	pluginRoot = "${CLAUDE_PLUGIN_ROOT}"
 	// pluginBin is the plugin's bin/: its binaries, and on the Bash tool's PATH, so the skills
 	// call plain `cairn`.
@@ -56,7 +56,7 @@ type mcpServer struct {
 }
 
 // pluginManifest is .claude-plugin/plugin.json. Only name is required; author and license keep
-// `claude plugin validate` from warning (e2e/FINDINGS.md §l).
+// `claude plugin validate` from warning (testscripts/e2e/FINDINGS.md §l).
 func pluginManifest(ver string) any {
 	return struct {
 		Name        string            `json:"name"`

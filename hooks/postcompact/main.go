@@ -1,7 +1,7 @@
 // Command postcompact is cairn's PostCompact hook. Claude Code runs it after a compaction,
 // manual (/compact) or automatic, once the model has written its summary: after PreCompact and
 // SessionStart(compact), before the compaction's boundary reaches the transcript
-// (e2e/FINDINGS.md). It keeps that summary — compact_summary, redacted — in the automatic
+// (testscripts/e2e/FINDINGS.md). It keeps that summary — compact_summary, redacted — in the automatic
 // checkpoint of the same compaction, marked as Claude Code's own (compaction.Summarize), and
 // records the compaction itself first when PreCompact did not. A repeated PostCompact changes
 // nothing. It prints nothing: Claude Code discards PostCompact output, or shows it to the user

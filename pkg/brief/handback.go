@@ -37,7 +37,7 @@ type Compacted struct {
 // it. Every name is quoted when it could forge a line (plain.Name).
 func AfterCompaction(c Compacted) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "cairn hand-back after this compaction: the details a summary tends to lose. The whole record is the checkpoint %s (`/context-restore %s` loads it).\n", plain.Name(c.Checkpoint), plain.Name(restoreName(c.Checkpoint)))
+	fmt.Fprintf(&b, "cairn hand-back after this compaction: the details a summary tends to lose. The whole record is the checkpoint %s (`/context-restore %s` loads it).\n", Quoted(c.Checkpoint, 200), plain.Name(restoreName(c.Checkpoint)))
 	if c.Parked > 0 {
 		fmt.Fprintf(&b, "Parked items: %d open, not shown here; `/session resume` lists them.\n", c.Parked)
 	}
@@ -51,7 +51,7 @@ func AfterCompaction(c Compacted) string {
 				fmt.Fprintf(&f, "… %d more: see the checkpoint's files_modified\n", len(c.Files)-i)
 				break
 			}
-			f.WriteString("- " + plain.Name(p) + "\n")
+			f.WriteString("- " + Quoted(p, 300) + "\n")
 		}
 		out.Add(f.String(), plain.Name(c.Checkpoint))
 	}
@@ -83,12 +83,9 @@ type Pointer struct {
 func HandoffPointer(p Pointer, now time.Time) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "cairn: the last session on branch %s ended %s (%s) and left a hand-off checkpoint.",
-		plain.Name(plain.Line(p.Branch, 80)), Ago(now, p.Ended), p.Ended.UTC().Format("2006-01-02 15:04 UTC"))
-	if d := plain.Line(p.Doing, maxDoingRunes); d != "" {
-		fmt.Fprintf(&b, " It was working on: %s", d)
-		if !strings.ContainsAny(d[len(d)-1:], ".?!…") && !strings.HasSuffix(d, "…") {
-			b.WriteString(".")
-		}
+		Quoted(p.Branch, 80), Ago(now, p.Ended), p.Ended.UTC().Format("2006-01-02 15:04 UTC"))
+	if plain.Line(p.Doing, 0) != "" {
+		fmt.Fprintf(&b, " What it was working on, as the hand-off file says: %s.", Quoted(p.Doing, maxDoingRunes))
 	}
 	fmt.Fprintf(&b, " `/context-restore %s` loads it, should the user want to pick up from there.\n", plain.Name(plain.Line(restoreName(p.Checkpoint), 100)))
 	out := Budget{Max: MaxPointer}

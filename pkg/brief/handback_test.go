@@ -32,7 +32,7 @@ func TestAfterCompactionBudget(t *testing.T) {
 	}
 	// A small one is whole.
 	small := AfterCompaction(Compacted{Checkpoint: "c.md", Files: []string{"a.go"}, Tasks: []string{"- [pending] #1 x"}})
-	if !strings.Contains(small, "- a.go\n") || !strings.Contains(small, "#1 x") || strings.Contains(small, "more") {
+	if !strings.Contains(small, "- \"a.go\"\n") || !strings.Contains(small, "#1 x") || strings.Contains(small, "more") {
 		t.Errorf("a small hand-back:\n%s", small)
 	}
 }

@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -162,24 +164,126 @@ func writeCatalog(cat []Cataloged) []byte {
 type Catalog struct {
 	root    string
 	files   safefile.Writer
+	warn    func(format string, args ...any)
+	dryRun  bool
 	entries []Cataloged
 	read    bool
 }
 
 // OpenCatalog returns the handle on p's catalog. It reads nothing until asked.
-func OpenCatalog(p *project.Project) *Catalog { return &Catalog{root: p.Root, files: p.Files} }
+func OpenCatalog(p *project.Project) *Catalog {
+	return &Catalog{root: p.Root, files: p.Files, warn: p.Warn, dryRun: p.DryRun}
+}
 
-// Entries returns the catalog's entries, oldest first. A missing or damaged catalog reads as
-// empty. The slice is the handle's: do not change it.
+// Entries returns the catalog's entries, oldest first. A missing catalog reads as empty. One that
+// cannot be read — not a regular file, too large, a link, not a JSON array — is cairn's to
+// repair: it is moved aside and rebuilt from the checkpoints themselves ([Catalog.heal]), and the
+// repair is reported through the project's Warn. The slice is the handle's: do not change it.
 func (x *Catalog) Entries() []Cataloged {
 	if !x.read {
 		x.read = true
-		data, _, err := safefile.ReadFile(x.root, filepath.Join(x.root, IndexFile), maxIndexSize)
-		if err == nil {
+		data, _, err := safefile.ReadFile(x.root, x.path(), maxIndexSize)
+		switch {
+		case err == nil && validCatalog(data):
 			x.entries = readCatalog(data)
+		case err == nil || unreadable(err):
+			why := "not a JSON array"
+			if err != nil {
+				why = err.Error()
+			}
+			x.heal(why)
 		}
 	}
 	return x.entries
+}
+
+func (x *Catalog) path() string { return filepath.Join(x.root, IndexFile) }
+
+// validCatalog reports whether data is a catalog: a JSON array (empty included).
+func validCatalog(data []byte) bool {
+	return len(bytes.TrimSpace(data)) == 0 || gjson.ValidBytes(data) && gjson.ParseBytes(data).IsArray()
+}
+
+// unreadable reports an error that a catalog in the way of cairn's causes: something at its name
+// that is not a regular file, a link, one too large.
+func unreadable(err error) bool {
+	var tl *safefile.TooLargeError
+	return errors.Is(err, safefile.ErrNotRegular) || errors.Is(err, safefile.ErrLink) ||
+		errors.Is(err, safefile.ErrOutside) || errors.As(err, &tl) || errors.Is(err, syscall.ELOOP)
+}
+
+// heal moves aside whatever is at IndexFile and writes a catalog rebuilt from the checkpoint
+// files (rebuild), so that a catalog a clone committed broken, or a crash damaged, costs one scan
+// of the directory and never every later automatic checkpoint, summary and hand-off. The handle
+// then holds the rebuilt catalog. A dry run plans it and holds the rebuilt entries.
+func (x *Catalog) heal(why string) {
+	x.entries, x.read = x.rebuild(), true
+	if x.dryRun {
+		return
+	}
+	moved, err := x.files.MoveAside(x.path())
+	if err != nil {
+		x.warnf("%s cannot be read (%s) nor moved aside: %v", IndexFile, why, err)
+		return
+	}
+	if _, err := x.files.Update(x.path(), 0o600, func([]byte, bool) ([]byte, error) {
+		return writeCatalog(x.entries), nil
+	}, safefile.Limit(maxIndexSize), safefile.NoSync); err != nil {
+		x.warnf("%s: rebuilding it: %v", IndexFile, err)
+		return
+	}
+	aside := ""
+	if moved != "" {
+		aside = "; the old one is " + filepath.Base(moved)
+	}
+	x.warnf("repaired: %s could not be read (%s); rebuilt from %d checkpoints%s", IndexFile, why, len(x.entries), aside)
+}
+
+func (x *Catalog) warnf(format string, args ...any) {
+	if x.warn != nil {
+		x.warn(format, args...)
+	}
+}
+
+// rebuild reads the catalog's entries back from the automatic checkpoints and hand-offs in the
+// checkpoint directory, oldest first, at most maxCatalog of them (the newest).
+func (x *Catalog) rebuild() []Cataloged {
+	names, _ := Names(x.root)
+	var out []Cataloged
+	for i := len(names) - 1; i >= 0 && len(out) < maxCatalog; i-- {
+		n := names[i]
+		title, _, _ := SplitName(n)
+		auto := strings.HasPrefix(title, "before-") || strings.HasPrefix(title, "auto-")
+		if !auto && !strings.HasPrefix(title, "handoff") && title != "session-handoff" {
+			continue // a saved checkpoint: never in the catalog
+		}
+		p := filepath.Join(Dir(x.root), n)
+		data, err := safefile.ReadHead(x.root, p, 64<<10)
+		if err != nil {
+			continue
+		}
+		fields, _ := SplitLoose(data)
+		fm := ReadFrontmatter(fields)
+		c := Cataloged{File: rel(x.root, p), Kind: fm.Kind, Branch: fm.Branch, Time: fm.Time, Event: fm.Event, Session: fm.Session, Size: -1}
+		switch fm.Kind {
+		case KindAuto:
+			if id, ok := ParseCompactionID(fm.Event); ok {
+				c.Session = id.Session
+			}
+		case KindHandoff:
+			if h, ok := ReadHandoff(x.root, p); ok {
+				c.Session, c.Line = h.Session, h.Doing
+			}
+		default:
+			continue
+		}
+		if c.Time.IsZero() {
+			_, c.Time, _ = SplitName(n)
+		}
+		out = append(out, c)
+	}
+	slices.SortStableFunc(out, func(a, b Cataloged) int { return a.Time.Compare(b.Time) })
+	return out
 }
 
 // Latest returns the newest entry of kind that matches session and branch ("" matches any), and
@@ -306,9 +410,13 @@ func (x *Catalog) writeCataloged(now time.Time, session string, write func(cat [
 	files, root := x.files, x.root
 	var pruneErr error
 	var final []Cataloged
+	x.Entries() // a catalog that cannot be read is repaired first, or every write would fail
 	_, err := files.Update(filepath.Join(root, IndexFile), 0o600, func(old []byte, _ bool) ([]byte, error) {
 		pruneErr = nil
 		cat := readCatalog(old)
+		if !validCatalog(old) {
+			cat = x.rebuild() // damaged since it was read: rebuilt under the lock
+		}
 		final = cat
 		c, ok, remove, err := write(cat)
 		if err != nil {

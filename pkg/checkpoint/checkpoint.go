@@ -148,6 +148,7 @@ type Entry struct {
 	HasDuration bool
 	Files       []string // files_modified, relative to the root; at most 200 are written
 	Event       string   // the compaction an automatic checkpoint was taken for (see Auto)
+	Session     string   // the session a hand-off was written for (see Handoff)
 	Sections
 }
 
@@ -173,6 +174,9 @@ func Render(e Entry) []byte {
 	}
 	if e.Event != "" {
 		fmt.Fprintf(&b, "event: %s\n", yamlScalar(e.Event))
+	}
+	if e.Session != "" {
+		fmt.Fprintf(&b, "session: %s\n", yamlScalar(plain.Line(e.Session, 200)))
 	}
 	files := e.Files
 	if len(files) > maxFiles {

@@ -91,7 +91,7 @@ func handoffEntry(in HandoffInput) Entry {
 	}
 	e := Entry{
 		Title: title, Status: StatusHandoff, Kind: KindHandoff, Branch: in.Branch, Time: in.Now,
-		Files: in.Files,
+		Files: in.Files, Session: in.SessionID,
 	}
 	if !in.Started.IsZero() && !in.Now.Before(in.Started) {
 		e.Duration, e.HasDuration = in.Now.Sub(in.Started), true
@@ -115,7 +115,7 @@ func handoffEntry(in HandoffInput) Entry {
 		sum = append(sum, plain.Line(redact.Redact("Run "+orDash(in.Run.ID)+": phase "+orDash(st.Get("phase"))), 0)+".")
 	}
 	if doing != "" {
-		sum = append(sum, "It was working on: "+doing)
+		sum = append(sum, workingOnLine+doing)
 	}
 	if in.Summary != "" {
 		sum = append(sum, "", "Claude Code's own summary at the session's last compaction ("+plain.Name(in.SummaryOf)+"; secrets redacted):", "", in.Summary)
@@ -206,4 +206,45 @@ func TaskPrint(open, completed []tasks.Task) string {
 		h.Write([]byte(t.ID + "\x00" + t.Status + "\x00" + t.Subject + "\x00"))
 	}
 	return strconv.FormatUint(h.Sum64(), 36)
+}
+
+// workingOnLine opens the hand-off Summary's line of what the session was doing.
+const workingOnLine = "It was working on: "
+
+// HandoffFile is what a hand-off checkpoint's own file says of its session: the pointer
+// SessionStart prints is built from it, never from the catalog, which only says where to look.
+type HandoffFile struct {
+	Session string    // the session it was written for
+	Branch  string    // the branch it was left on
+	Time    time.Time // when the session ended (its timestamp)
+	Doing   string    // one line of what the session was doing; "" when unknown
+}
+
+// ReadHandoff reads the hand-off checkpoint at path, inside the project at root. ok is false
+// for anything that is not one (another kind, a frontmatter that does not parse, no session).
+// The session is the frontmatter's session: field, or for hand-offs written before it, the one
+// the Summary's first line names.
+func ReadHandoff(root, path string) (h HandoffFile, ok bool) {
+	data, err := safefile.ReadHead(root, path, MaxRead)
+	if err != nil {
+		return h, false
+	}
+	fields, body := SplitLoose(data)
+	fm := ReadFrontmatter(fields)
+	if fm.Kind != KindHandoff || fm.Time.IsZero() {
+		return h, false
+	}
+	_, sec := ParseBody(body)
+	h = HandoffFile{Session: fm.Session, Branch: fm.Branch, Time: fm.Time}
+	for _, l := range strings.Split(sec.Summary, "\n") {
+		if h.Session == "" {
+			if rest, found := strings.CutPrefix(l, "Hand-off written by cairn when session "); found {
+				h.Session, _, _ = strings.Cut(rest, " ")
+			}
+		}
+		if d, found := strings.CutPrefix(l, workingOnLine); found && h.Doing == "" {
+			h.Doing = plain.Line(d, MaxDoingRunes)
+		}
+	}
+	return h, h.Session != "" && h.Session != "(unknown)"
 }

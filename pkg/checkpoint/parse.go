@@ -28,6 +28,7 @@ type Frontmatter struct {
 	HasDuration bool
 	Files       []string
 	Event       string
+	Session     string // a hand-off's session
 }
 
 // ReadFrontmatter converts decoded frontmatter fields (from YAML, or from SplitLoose) into a
@@ -38,6 +39,7 @@ func ReadFrontmatter(fm map[string]any) Frontmatter {
 	c.Kind = KindOf(plain.Line(scalar(fm["kind"]), 0), c.Status)
 	c.Branch = plain.Line(scalar(fm["branch"]), 0)
 	c.Event = plain.Line(scalar(fm["event"]), 0)
+	c.Session = plain.Line(scalar(fm["session"]), 0)
 	switch t := fm["timestamp"].(type) {
 	case time.Time:
 		c.Time, c.Timestamp = t, t.Format(timestampLayout)

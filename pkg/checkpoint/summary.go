@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairn-hooks/cairn/pkg/flatmatter"
 	"github.com/cairn-hooks/cairn/pkg/plain"
+	"github.com/cairn-hooks/cairn/pkg/runstate"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
 
@@ -91,7 +92,7 @@ func AttachSummary(files safefile.Writer, root string, c Cataloged, summary stri
 		s.WriteString(SummaryLabel + "\n\n" + summary)
 		sec.Summary = s.String()
 		if !strings.HasPrefix(sec.Decisions, decisionsInSummary) {
-			run := strings.Contains(sec.Decisions, "MEMORY.md")
+			run := strings.Contains(sec.Decisions, runstate.MemoryName)
 			sec.Decisions = decisionsInSummary
 			if run {
 				sec.Decisions += " See also the run's MEMORY.md, ## Decisions."

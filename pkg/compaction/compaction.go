@@ -223,7 +223,7 @@ func refreshWhiteboard(p *project.Project, in Input, f facts, r run) error {
 		res = runstate.RefreshWhiteboard(old, exists, s)
 		return res.Data, nil
 	}); err != nil {
-		return fmt.Errorf("%s: %w", r.run.Rel+"/MEMORY.md", err)
+		return fmt.Errorf("%s: %w", r.run.MemoryRel(), err)
 	}
 	if res.ProseOver {
 		p.Warn("%s/MEMORY.md: the prose alone is over %d lines; the snapshot was cut to its minimum", r.run.Rel, runstate.WhiteboardLines-3)

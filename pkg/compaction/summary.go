@@ -23,7 +23,7 @@ func LastRecorded(cat *checkpoint.Catalog, sid string) string {
 // Summarize is PostCompact's record: Claude Code's own summary of the compaction that just
 // happened (summary: compact_summary as received) goes into that compaction's automatic
 // checkpoint (checkpoint.AttachSummary). Claude Code runs PostCompact after PreCompact and
-// SessionStart(compact) and before it writes the compaction's boundary (e2e/FINDINGS.md), so the
+// SessionStart(compact) and before it writes the compaction's boundary (testscripts/e2e/FINDINGS.md), so the
 // session's newest automatic checkpoint is this compaction's exactly when the transcript shows
 // no boundary after it (Missed). When it is not — PreCompact did not run and SessionStart did
 // not record it late — the compaction is recorded first, marked late. A repeated PostCompact

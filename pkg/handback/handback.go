@@ -1,5 +1,13 @@
-// Package handback decides what SessionStart gives back to Claude, with or without a run
-// (SPEC §3 and §10). [Text] is the whole decision, in this order:
+// Package handback decides what SessionStart gives back to Claude, with or without a run.
+//
+// The route of a SessionStart payload (docs/DESIGN.md follows it from the main): hooks/sessionstart
+// builds the world once (hookio.Main: a [project.Project] with the root, the config directory, the
+// confined writer, the clock), does its housekeeping through it, opens the two handles this package
+// reads — [checkpoint.Catalog] and [runstate.Runs] — and calls [Text] with all three. Text reads each
+// handle at most once and passes the same three to [compaction.Record] when it records a compaction
+// late, so the record's reads and writes go through the same handles.
+//
+// [Text] is the whole decision, in this order:
 //
 //  1. After a compaction (source=compact) whose PreCompact did not run (compaction.Missed), the
 //     compaction is recorded now, late (compaction.Record). A resume looks for a compaction since
@@ -11,9 +19,9 @@
 //     pointer to this branch's newest hand-off of another session when it is under 7 days old
 //     (brief.HandoffPointer); at any other resume and at fork, nothing — the conversation is
 //     there.
-//  3. With an active run: the read order of seed 001 (brief.ReadOrder), and after a compaction the
-//     whiteboard itself, the restore protocol and the newest checkpoint; at startup and after
-//     /clear the hand-off pointer follows the read order.
+//  3. With an active run: the read order of the run whiteboard (brief.ReadOrder), and after a
+//     compaction the whiteboard itself, the restore protocol and the newest checkpoint; at startup
+//     and after /clear the hand-off pointer follows the read order.
 //
 // CAIRN_HANDBACK=off (from settings.json's env) turns off everything but a run's read order,
 // which was asked for by starting the run.
@@ -44,8 +52,12 @@ func enabled(env project.Env) bool {
 	return true
 }
 
-// pointerAge is how old a hand-off may be and still be pointed to at startup (SPEC §10).
+// pointerAge is how old a hand-off may be and still be pointed to at startup: a week, so that
+// Monday's session is pointed to Friday's work and not to last month's.
 const pointerAge = 7 * 24 * time.Hour
+
+// maxPointerReads bounds how many hand-off files SessionStart reads to find the one to point to.
+const maxPointerReads = 16
 
 // Start is one SessionStart: the payload's fields that matter.
 type Start struct {
@@ -93,7 +105,7 @@ func Text(p *project.Project, cat *checkpoint.Catalog, runs *runstate.Runs, s St
 	}
 	var pointer string
 	if on && (s.Source == "startup" || s.Source == "clear") {
-		pointer = handoffPointer(p.Root, cat.Entries(), s.SessionID, p.Branch(), now)
+		pointer = handoffPointer(p, cat.Entries(), s.SessionID, p.Branch(), now)
 	}
 	if errors.Is(runErr, runstate.ErrNoActive) {
 		// After a compaction, and at a resume straight after one (a client that drops
@@ -111,36 +123,48 @@ func Text(p *project.Project, cat *checkpoint.Catalog, runs *runstate.Runs, s St
 	if compacted {
 		if c, ok := cat.Latest(checkpoint.KindAuto, s.SessionID, ""); ok && s.SessionID != "" {
 			newest = c.File // this compaction's own checkpoint
-		} else if path, ok := checkpoint.Newest(p.Root); ok {
+		} else if path, ok := checkpoint.Newest(p.Root, now); ok {
 			newest, _ = filepath.Rel(p.Root, path)
 			newest = filepath.ToSlash(newest)
 		}
 	}
-	text := brief.ReadOrder(p.Root, run, compacted, newest)
+	text := brief.ReadOrder(p.Root, run, compacted, newest, runs.StartedHere(run))
 	if pointer != "" {
 		text += "\n" + pointer // the read order at startup is a short list: both fit the budget
 	}
 	return text, nil
 }
 
-// handoffPointer is the pointer to this branch's newest hand-off of a session other than sid, or "" when
-// there is none under pointerAge.
-func handoffPointer(root string, cat []checkpoint.Cataloged, sid, branch string, now time.Time) string {
-	for i := len(cat) - 1; i >= 0; i-- {
+// handoffPointer is the pointer to this branch's newest hand-off of a session other than sid, or
+// "" when there is none under pointerAge. The catalog only says where to look: what the pointer
+// says comes from the hand-off file itself, and only a hand-off of a session Claude Code ran on
+// this machine (p.SessionRanHere) is pointed to — a clone can commit a catalog and checkpoints,
+// but not the user's transcripts. Nothing dated in the future is the newest.
+func handoffPointer(p *project.Project, cat []checkpoint.Cataloged, sid, branch string, now time.Time) string {
+	read := 0
+	for i := len(cat) - 1; i >= 0 && read < maxPointerReads; i-- {
 		c := cat[i]
-		if c.Kind != checkpoint.KindHandoff || c.Branch != branch || c.Session == sid && sid != "" {
+		if c.Kind != checkpoint.KindHandoff || c.Branch != branch {
 			continue
 		}
-		if c.Time.After(now.Add(time.Minute)) {
+		if now.Sub(c.Time) > pointerAge+24*time.Hour {
+			break // the catalog is in time order: it bounds the search, the file's date decides
+		}
+		read++
+		h, ok := checkpoint.ReadHandoff(p.Root, c.Path(p.Root))
+		if !ok || h.Branch != branch || h.Session == sid && sid != "" {
+			continue
+		}
+		if h.Time.After(now.Add(time.Minute)) {
 			continue // written under a clock that was ahead, or by hand: not pointed to for ever
 		}
-		if now.Sub(c.Time) > pointerAge {
-			return ""
-		}
-		if !safefile.IsFile(root, c.Path(root)) {
+		if now.Sub(h.Time) > pointerAge {
 			continue
 		}
-		return brief.HandoffPointer(brief.Pointer{Checkpoint: c.File, Branch: branch, Ended: c.Time, Doing: c.Line}, now)
+		if !p.SessionRanHere(h.Session) {
+			continue
+		}
+		return brief.HandoffPointer(brief.Pointer{Checkpoint: c.File, Branch: h.Branch, Ended: h.Time, Doing: h.Doing}, now)
 	}
 	return ""
 }

@@ -45,6 +45,13 @@ func (inv *Invocation) warn(format string, args ...any) {
 	inv.log("warning", msg)
 }
 
+// repaired reports a repair a write made to cairn's own state: a warning, so that it is in
+// .claude/state/cairn.log, where `cairn doctor` finds it.
+func (inv *Invocation) repaired(what string) { inv.warn("%s %s", RepairedPrefix, what) }
+
+// RepairedPrefix opens the warning of every repair of cairn's state, in stderr and cairn.log.
+const RepairedPrefix = "repaired:"
+
 // LogName is the size-bounded log file under .claude/state/ where hooks record their errors and
 // warnings (stderr of a hook that exits 0 is seen only in Claude Code's debug log).
 const LogName = "cairn.log"
@@ -135,7 +142,7 @@ func run(ctx context.Context, h Hook, inv *Invocation, stdin io.Reader) (err err
 	if inv.DryRun {
 		inv.Files = safefile.DryRun{Out: &inv.plan, Roots: roots}
 	} else {
-		inv.Files = safefile.Disk{Roots: roots}
+		inv.Files = safefile.Disk{Roots: roots, Repaired: inv.repaired}
 	}
 	if err := h.Run(ctx, inv); err != nil {
 		inv.Out.Reset()

@@ -18,7 +18,7 @@ import (
 //
 // The append is checked only after content that ends with a newline: what follows a torn last
 // line (a write cut by a full disk or a crash) is covered by the reliability suite
-// (reliability/, TestFullDisk).
+// (testscripts/reliability/, TestFullDisk).
 func FuzzReadAudit(f *testing.F) {
 	for _, s := range []string{
 		`{"ts":"2026-11-29T10:00:00Z","item":"a","action":"archived","text":"- **a** — x."}` + "\n",

@@ -8,14 +8,17 @@
 //   - Terminal escapes what a terminal would obey (ESC and OSC sequences, C1 controls).
 //
 // What counts as a control character is the same everywhere: C0 (but the tab and the newline
-// where lines are kept), DEL, C1, and the Unicode line and paragraph separators. Invalid UTF-8
-// becomes U+FFFD. Formats layer their own escapes on top (a markdown bullet's emphasis, an HTML
+// where lines are kept), DEL, C1, the Unicode line and paragraph separators, and every format
+// character (Unicode category Cf: the bidi overrides and isolates that make text read in another
+// order than it is stored, the zero-width spaces and joiners, the byte-order mark, the tag
+// characters that spell invisible ASCII). Invalid UTF-8 becomes U+FFFD. Formats layer their own escapes on top (a markdown bullet's emphasis, an HTML
 // comment's end), never a different idea of a line.
 package plain
 
 import (
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/cairn-hooks/cairn/pkg/redact"
@@ -23,7 +26,8 @@ import (
 
 // IsControl reports whether r is a control character under cairn's one rule.
 func IsControl(r rune) bool {
-	return r < 0x20 || r >= 0x7f && r <= 0x9f || r == '\u2028' || r == '\u2029'
+	return r < 0x20 || r >= 0x7f && r <= 0x9f || r == '\u2028' || r == '\u2029' ||
+		r >= 0xad && unicode.Is(unicode.Cf, r)
 }
 
 // simple reports ASCII text with no controls and single inner spaces, trimmed: what Line
@@ -102,9 +106,9 @@ func Name(s string) string {
 // written as a visible escape (ESC as \x1b, a C1 control as \u009b), so that text read from a
 // file cannot move the cursor, retitle the window or write the clipboard (OSC 52).
 func Terminal(s string) string {
-	clean := utf8.ValidString(s)
+	clean := true // ASCII without controls; anything else takes the rune-by-rune path
 	for i := 0; clean && i < len(s); i++ {
-		if c := s[i]; c < ' ' && c != '\n' && c != '\t' || c == 0x7f || c == 0xc2 || c == 0xe2 {
+		if c := s[i]; c < ' ' && c != '\n' && c != '\t' || c >= 0x7f {
 			clean = false
 		}
 	}
@@ -121,8 +125,10 @@ func Terminal(s string) string {
 			b.WriteString(s[i : i+size])
 		case r < 0x80:
 			b.WriteString(`\x` + strconv.FormatInt(int64(r)|0x100, 16)[1:])
-		default:
+		case r <= 0xffff:
 			b.WriteString(`\u` + strconv.FormatInt(int64(r)|0x10000, 16)[1:])
+		default:
+			b.WriteString(`\U` + strconv.FormatInt(int64(r)|0x100000000, 16)[1:])
 		}
 		i += size
 	}

@@ -64,6 +64,38 @@ func TestTerminal(t *testing.T) {
 	}
 }
 
+// Format characters (Unicode Cf) are controls: a bidi override cannot make a line read in another
+// order, a zero-width character cannot hide a word, a tag character cannot spell invisible ASCII.
+func TestFormatCharacters(t *testing.T) {
+	for _, r := range []rune{0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069, 0x200b, 0x200c, 0x200d, 0xfeff, 0x00ad, 0x2060, 0xe0041, 0xe007f} {
+		in := "run " + string(r) + "it"
+		if !IsControl(r) {
+			t.Errorf("%U is not a control", r)
+		}
+		if got := Line(in, 0); got != "run it" {
+			t.Errorf("Line(%q) = %q", in, got)
+		}
+		if got := Text(in); got != "run  it" {
+			t.Errorf("Text(%q) = %q", in, got)
+		}
+		if got := Name(in); !strings.HasPrefix(got, `"`) || strings.ContainsRune(got, r) {
+			t.Errorf("Name(%q) = %q: not quoted", in, got)
+		}
+		if got := Terminal(in); strings.ContainsRune(got, r) || !strings.Contains(strings.ToLower(got), `\u`) {
+			t.Errorf("Terminal(%q) = %q: not escaped", in, got)
+		}
+	}
+	if got := Terminal("a\U000E0041b\u202ec"); got != `a\U000e0041b\u202ec` {
+		t.Errorf("Terminal escapes %q", got)
+	}
+	// Letters, marks and symbols outside ASCII stay.
+	for _, s := range []string{"naïve café", "日本語", "emoji 🙂", "Ελληνικά"} {
+		if Line(s, 0) != s || Name(s) != s || Terminal(s) != s || Text(s) != s {
+			t.Errorf("%q changed: %q %q %q", s, Line(s, 0), Name(s), Terminal(s))
+		}
+	}
+}
+
 // Whatever goes in, Line gives one line of valid UTF-8 without controls, and Terminal gives
 // nothing a terminal obeys but newlines and tabs.
 func FuzzPlain(f *testing.F) {

@@ -38,6 +38,11 @@ type Writer interface {
 	Create(path string, data []byte, perm fs.FileMode, opts ...Option) (created bool, err error)
 	// Remove deletes the regular file at path. A missing file is not an error.
 	Remove(path string) error
+	// MoveAside renames whatever is at path — a link, a FIFO, a directory, a file too large to
+	// read — to ".<base>.broken-<digits>" beside it, without opening or following it, so that a
+	// writer can put a sound file of cairn's own in its place; nothing it points to changes. It
+	// returns the new path ("" when nothing was there). For state cairn owns and can rebuild.
+	MoveAside(path string) (string, error)
 	// Under returns a writer of the same kind confined to other trees (Claude Code's memory
 	// directory, say), whose locks still live in this writer's project.
 	Under(dirs ...string) Writer
@@ -48,6 +53,10 @@ type Edit func(old []byte, exists bool) ([]byte, error)
 
 // ErrNoChange may be returned by an Edit to leave the file as it is.
 var ErrNoChange = errors.New("no change")
+
+// ErrLink reports a symlink where cairn writes a file: a write would replace the link, and a
+// reader of the link would be surprised, so nothing is silently redirected.
+var ErrLink = errors.New("refusing to write through a symlink")
 
 // Option adjusts one write. Options are values, so a wrapper (a test's counting writer) can
 // tell which were given.
@@ -132,6 +141,9 @@ const LockDir = ".claude/state/locks"
 type Disk struct {
 	Roots []string // the trees writes may go to; the first is the project root unless Locks is set
 	Locks string   // the project root whose LockDir holds the locks; "" means Roots[0]
+	// Repaired, when set, is told of every repair a write made to cairn's own state on the way
+	// (a lock directory that was not one, moved aside): the hooks log it, the CLI says it.
+	Repaired func(what string)
 }
 
 func (d Disk) lockHome() string {
@@ -145,7 +157,9 @@ func (d Disk) lockHome() string {
 }
 
 // Under implements Writer.
-func (d Disk) Under(dirs ...string) Writer { return Disk{Roots: dirs, Locks: d.lockHome()} }
+func (d Disk) Under(dirs ...string) Writer {
+	return Disk{Roots: dirs, Locks: d.lockHome(), Repaired: d.Repaired}
+}
 
 // find returns the tree path lies in, and path relative to it.
 func find(roots []string, path string) (string, *os.Root, string, error) {
@@ -213,9 +227,67 @@ func (d Disk) lock(path string) (func(), error) {
 	full := filepath.Join(home, filepath.FromSlash(LockDir), lockName(home, path))
 	lr, rel, err := findDir([]string{home}, full)
 	if err != nil {
-		return nil, err
+		// A lock directory that is not one — a file, a FIFO, a link a clone committed — would
+		// stop every locked write of the project for good. The name is cairn's: it is moved
+		// aside, once, and the directory made again.
+		dir := filepath.Join(home, filepath.FromSlash(LockDir))
+		if fi, lerr := Lstat(home, dir); lerr == nil && !fi.IsDir() || errors.Is(lerr, ErrOutside) {
+			if moved, merr := (Disk{Roots: []string{home}}).MoveAside(dir); merr == nil && moved != "" {
+				d.repaired(fmt.Sprintf("%s was not a directory (%s); moved aside to %s and made again", LockDir, kindOf(fi), filepath.Base(moved)))
+				lr, rel, err = findDir([]string{home}, full)
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	return lockFile(lr, rel, full)
+}
+
+func (d Disk) repaired(what string) {
+	if d.Repaired != nil {
+		d.Repaired(what)
+	}
+}
+
+// kindOf names what a file is, for a repair notice.
+func kindOf(fi fs.FileInfo) string {
+	switch {
+	case fi == nil:
+		return "a link out of the project"
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return "a symlink"
+	case fi.Mode()&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case fi.Mode().IsRegular():
+		return "a regular file"
+	case fi.IsDir():
+		return "a directory"
+	}
+	return "a " + fi.Mode().Type().String() + " file"
+}
+
+// MoveAside implements Writer.
+func (d Disk) MoveAside(path string) (string, error) {
+	_, r, rel, err := find(d.Roots, path)
+	if err != nil {
+		return "", err
+	}
+	if _, err := r.Lstat(rel); errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	} else if err != nil && !errors.Is(outside(path, err), ErrOutside) {
+		return "", outside(path, err)
+	}
+	dir, base := filepath.Split(rel)
+	for try := 0; ; try++ {
+		aside := filepath.Join(dir, "."+base+".broken-"+strconv.FormatUint(uint64(rand.Uint32()), 10))
+		if _, err := r.Lstat(aside); errors.Is(err, fs.ErrNotExist) || try == 100 {
+			if err := r.Rename(rel, aside); err != nil {
+				return "", outside(path, err)
+			}
+			return filepath.Join(filepath.Dir(path), filepath.Base(aside)), nil
+		}
+	}
 }
 
 // checkTarget refuses a symlink or anything else but a regular file at the target itself: a
@@ -233,7 +305,7 @@ func checkTarget(r *os.Root, rel, path string) (exists bool, err error) {
 		if _, err := r.Stat(rel); errors.Is(outside(path, err), ErrOutside) {
 			return true, fmt.Errorf("%s: %w", path, ErrOutside)
 		}
-		return true, fmt.Errorf("%s: refusing to write through a symlink", path)
+		return true, fmt.Errorf("%s: %w", path, ErrLink)
 	}
 	if !fi.Mode().IsRegular() {
 		return true, fmt.Errorf("%s: %w", path, ErrNotRegular)
@@ -622,6 +694,19 @@ func (d DryRun) Create(path string, data []byte, perm fs.FileMode, _ ...Option) 
 		fmt.Fprintln(d.Out)
 	}
 	return true, nil
+}
+
+// MoveAside implements Writer.
+func (d DryRun) MoveAside(path string) (string, error) {
+	_, r, rel, err := find(d.Roots, path)
+	if err != nil {
+		return "", err
+	}
+	if _, err := r.Lstat(rel); errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	fmt.Fprintf(d.Out, "move aside %s\n", path)
+	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".broken-(planned)"), nil
 }
 
 // Remove implements Writer.

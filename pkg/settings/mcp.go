@@ -159,7 +159,7 @@ func MCPEntryOf(data []byte, o Owner) (MCPEntry, bool) {
 // enabledMcpjsonServers — the approval Claude Code otherwise asks for the first time it meets the
 // project's .mcp.json — and cairn's MCP permission rules exactly rules (see Plan.MCPRules). Claude
 // Code does not take a permission rule for a .mcp.json server's tools from the project's
-// committed settings.json (e2e/FINDINGS.md): a cloned repository could otherwise both define a
+// committed settings.json (testscripts/e2e/FINDINGS.md): a cloned repository could otherwise both define a
 // server and allow it. The personal settings.local.json is where a person's own approval goes.
 func ApproveMCP(data []byte, rules []string) ([]byte, error) {
 	d, err := load(data)

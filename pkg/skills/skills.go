@@ -34,7 +34,7 @@ const (
 
 // The prefixes of cairn's MCP tool names (the tool is the rest: mcp__cairn__search). Claude Code
 // names the tools of a server registered under "cairn" mcp__cairn__<tool>, and those of the
-// server "cairn" of the plugin "cairn" mcp__plugin_cairn_cairn__<tool> (e2e/FINDINGS.md).
+// server "cairn" of the plugin "cairn" mcp__plugin_cairn_cairn__<tool> (testscripts/e2e/FINDINGS.md).
 const (
 	ToolsInstalled = "mcp__cairn__"
 	ToolsPlugin    = "mcp__plugin_cairn_cairn__"

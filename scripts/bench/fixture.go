@@ -470,7 +470,7 @@ func (f *fixture) statesFor(s *sizeFiles) (*states, error) {
 	if err := restoreBase(); err != nil {
 		return nil, err
 	}
-	// PreCompact records C's length. Claude Code (2.1.332, e2e/FINDINGS.md) runs
+	// PreCompact records C's length. Claude Code (2.1.332, testscripts/e2e/FINDINGS.md) runs
 	// SessionStart(compact) before it writes the compaction's boundary, so the transcript
 	// SessionStart sees is C as PreCompact saw it.
 	if _, err := f.hook("precompact", payload("PreCompact", benchSession, f.proj, s.C, "trigger", "auto", "custom_instructions", "null")); err != nil {

@@ -32,7 +32,7 @@ import (
 // server run files it holds; and the second build is byte for byte the first.
 //
 // It cross-compiles every binary for two platforms, twice: tens of seconds on a cold cache, so it
-// is opt-in (CAIRN_RELEASE_TEST=1), as the reliability and end-to-end suites are; scripts/check.sh
+// is opt-in (CAIRN_RELEASE_TEST=1), as the whole reliability suite and the end-to-end suite are; scripts/check.sh
 // and so CI run it.
 func TestRelease(t *testing.T) {
 	if os.Getenv("CAIRN_RELEASE_TEST") != "1" {

@@ -1,0 +1,53 @@
+//go:build unix
+
+package safefile
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// A lock directory that is not one — a file, a FIFO or a link a clone committed — is moved aside
+// at the first locked write, which then succeeds, and the repair is reported once; what a link
+// pointed to is untouched.
+func TestLockDirHeals(t *testing.T) {
+	outside := t.TempDir()
+	for name, plant := range map[string]func(p string) error{
+		"file":    func(p string) error { return os.WriteFile(p, []byte("committed"), 0o644) },
+		"fifo":    func(p string) error { return syscall.Mkfifo(p, 0o644) },
+		"symlink": func(p string) error { return os.Symlink(outside, p) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			locks := filepath.Join(root, filepath.FromSlash(LockDir))
+			os.MkdirAll(filepath.Dir(locks), 0o755)
+			if err := plant(locks); err != nil {
+				t.Skip(err)
+			}
+			var repairs []string
+			d := Disk{Roots: []string{root}, Repaired: func(w string) { repairs = append(repairs, w) }}
+			p := filepath.Join(root, "state.json")
+			for range 2 {
+				if _, err := d.Update(p, 0o644, func([]byte, bool) ([]byte, error) { return []byte("{}\n"), nil }); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if fi, err := os.Lstat(locks); err != nil || !fi.IsDir() {
+				t.Fatalf("the lock directory is not one again: %v %v", fi, err)
+			}
+			if len(repairs) != 1 || !strings.Contains(repairs[0], "moved aside") {
+				t.Fatalf("repairs reported: %q", repairs)
+			}
+			aside, _ := filepath.Glob(filepath.Join(filepath.Dir(locks), ".locks.broken-*"))
+			if len(aside) != 1 {
+				t.Fatalf("moved aside: %v", aside)
+			}
+			if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+				t.Fatalf("a lock went through the link: %v", entries)
+			}
+		})
+	}
+}

@@ -1,0 +1,73 @@
+package testscripts
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// One owner per file cairn keeps (issue 20): only the package that owns a file builds its name,
+// so a reader finds every read and write of it in one place and a handle is the only way in.
+// Each rule names a file, how a string literal names it, and the one package allowed to.
+var owners = []struct {
+	file  string
+	names func(lit string) bool
+	owner string
+}{
+	{"the checkpoint catalog", func(s string) bool { return strings.Contains(s, "checkpoint-events.json") }, "pkg/checkpoint"},
+	{"a run's whiteboard", func(s string) bool { return s == "MEMORY.md" || strings.HasSuffix(s, "/MEMORY.md") }, "pkg/runstate"},
+	{"a run's state", func(s string) bool { return s == "state.json" || strings.HasSuffix(s, "/state.json") }, "pkg/runstate"},
+}
+
+// exempt are packages that name these files for another reason: Claude Code's own auto-memory
+// index is also called MEMORY.md (pkg/memindex), and the benchmarks build projects from scratch.
+var exempt = map[string]bool{"pkg/memindex": true, "scripts/bench": true, "scripts/contextbench": true, "scripts/searchbench": true}
+
+func TestOneOwnerPerFile(t *testing.T) {
+	fset := token.NewFileSet()
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel := filepath.ToSlash(strings.TrimPrefix(path, "../"))
+		if d.IsDir() {
+			if rel == "testscripts" || rel == "scripts/searchlab" || strings.HasPrefix(d.Name(), ".") && rel != ".." {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || exempt[filepath.ToSlash(filepath.Dir(rel))] {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		pkg := filepath.ToSlash(filepath.Dir(rel))
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			s, err := strconv.Unquote(lit.Value)
+			if err != nil {
+				return true
+			}
+			for _, o := range owners {
+				if o.names(s) && pkg != o.owner {
+					t.Errorf("%s names %s (%q); only %s may: ask its handle", fset.Position(lit.Pos()), o.file, s, o.owner)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
