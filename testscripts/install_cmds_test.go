@@ -34,10 +34,10 @@ func cmdCairnSrc(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv(args[0], src)
 }
 
-// goinstall DIR runs `go install ./hooks/...` in the repository with GOBIN=DIR, as a user's
-// `go install github.com/cairn-hooks/cairn/hooks/...@latest` does from the module proxy: every
-// binary of the module's hooks/, built by the go command, into a bin directory of the user's
-// that is not cairn's own. The test process's Go caches are used.
+// goinstall DIR runs `go install ./hooks/...` in the repository with GOBIN=DIR, as a user does
+// in a clone (the module is not published, so there is no @latest to fetch): every binary of
+// the module's hooks/, built by the go command, into a bin directory of the user's that is not
+// cairn's own. The test process's Go caches are used.
 func cmdGoInstall(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: goinstall DIR")
