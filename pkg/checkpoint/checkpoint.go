@@ -16,6 +16,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -71,9 +72,31 @@ const timestampLayout = "2006-01-02T15:04:05-07:00"
 // nameLayout is the filename prefix: seed 002's `date +%Y%m%d-%H%M%S`, local time.
 const nameLayout = "20060102-150405"
 
-// Dir returns the checkpoint directory of the project at root.
+// Dir returns the checkpoint directory of the project at root: memory/projects/<name>/checkpoints,
+// where name is the base name of the checkout's real path, so that the same checkout reached
+// through a symlink (or a renamed link to it) sees the same history. Checkpoints saved before,
+// under the base name of the path as given, keep working where they are: when that directory
+// exists it is the one.
 func Dir(root string) string {
-	return filepath.Join(root, "memory", "projects", filepath.Base(root), "checkpoints")
+	return filepath.Join(root, "memory", "projects", projectName(root), "checkpoints")
+}
+
+// projectNames memoises projectName: Dir is asked often, and the answer does not change while a
+// process runs.
+var projectNames sync.Map
+
+func projectName(root string) string {
+	if v, ok := projectNames.Load(root); ok {
+		return v.(string)
+	}
+	name := filepath.Base(root)
+	if real, err := filepath.EvalSymlinks(root); err == nil && filepath.Base(real) != name {
+		if _, err := safefile.Stat(root, filepath.Join(root, "memory", "projects", name)); err != nil {
+			name = filepath.Base(real)
+		}
+	}
+	projectNames.Store(root, name)
+	return name
 }
 
 // SanitizeTitle turns a title into the part of a checkpoint filename after the timestamp, as

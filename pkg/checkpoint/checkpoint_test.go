@@ -233,3 +233,33 @@ func TestRenderRedactsFileNames(t *testing.T) {
 		t.Errorf("files_modified:\n%s", out)
 	}
 }
+
+// The same checkout reached through a symlink keys its checkpoints by its real name, so it sees
+// its history; checkpoints kept under the link's name before stay where they are.
+func TestDirThroughASymlink(t *testing.T) {
+	base := t.TempDir()
+	real := filepath.Join(base, "checkout")
+	os.Mkdir(real, 0o755)
+	link := filepath.Join(base, "alias")
+	if err := os.Symlink(real, link); err != nil {
+		t.Skip(err)
+	}
+	s, err := Save(disk(real), real, Entry{Title: "mine", Time: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Dir(link); got != filepath.Join(link, "memory", "projects", "checkout", "checkpoints") {
+		t.Fatalf("Dir through the link: %s", got)
+	}
+	if names, _ := Names(link); len(names) != 1 || names[0] != filepath.Base(s.Path) {
+		t.Fatalf("through the link: %v", names)
+	}
+	// A checkout that kept its checkpoints under the link's name goes on using them.
+	old := filepath.Join(base, "old-real")
+	os.MkdirAll(filepath.Join(old, "memory", "projects", "old-alias", "checkpoints"), 0o755)
+	oldLink := filepath.Join(base, "old-alias")
+	os.Symlink(old, oldLink)
+	if got := Dir(oldLink); got != filepath.Join(oldLink, "memory", "projects", "old-alias", "checkpoints") {
+		t.Fatalf("existing checkpoints moved: %s", got)
+	}
+}
