@@ -33,7 +33,8 @@ func init() {
 		"show the newest saved context of any branch, or the one whose name contains fragment (a checkpoint id from cairn search), or number N of cairn context list --all; another item's id from cairn search shows that item", contextRestore})
 }
 
-// The seed's rules and sentences (seed 002).
+// The rules and sentences of the original /context-save and /context-restore workflow, kept as
+// users know them (docs/DESIGN.md, What cairn is for).
 const (
 	ruleLine        = "════════════════════════════════════════"
 	noContexts      = "No saved contexts yet. Run /context-save to save your current working state."
@@ -41,7 +42,7 @@ const (
 	restoreLater    = "Restore later with /context-restore."
 	listOnSaveSide  = "Use cairn context list — listing lives on the save side."
 	restoreNotSave  = "use cairn context restore: save and restore are separate commands"
-	defaultBranch   = "main" // seed 002: `git branch --show-current || echo main`
+	defaultBranch   = "main" // as the original workflow: `git branch --show-current || echo main`
 	maxStdinSection = 1 << 20
 )
 
@@ -67,7 +68,8 @@ func contextBranch(p *project.Project) string {
 	return defaultBranch
 }
 
-// contextSession is the session the CLI serves (SPEC §7), or "".
+// contextSession is the session the CLI serves ($CLAUDE_CODE_SESSION_ID, else the registry's most
+// recently active session), or "".
 func contextSession(c *CLI, p *project.Project) (registry.Registry, string) {
 	reg := registry.New(p.Files, p.Root)
 	sid, _ := reg.Current(c.Env.Get("CLAUDE_CODE_SESSION_ID"))
