@@ -19,8 +19,8 @@ func Parked(it parking.Item) string {
 		it.Slug, what, it.Slug)
 }
 
-// Refused is the pollution guard's one line (seed 000: surface the list, ask to archive): n items
-// are parked already, so nothing more is.
+// Refused is the pollution guard's one line (surface the list, ask to archive: docs/PARKING.md):
+// n items are parked already, so nothing more is.
 func Refused(n int) string {
 	return fmt.Sprintf(
 		"cairn did not park this open loop: %d items are parked already. Run `cairn session resume`, show the user the list and ask them to archive some (`cairn session archive <slug>`) before more can be parked.",

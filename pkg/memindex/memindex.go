@@ -30,8 +30,8 @@ import (
 const Name = "MEMORY.md"
 
 // MaxSize bounds the index cairn reads or edits. Claude Code loads 200 lines of it, a few tens
-// of KiB; an index of megabytes is not one cairn should rewrite from a hook that must finish
-// in milliseconds (SPEC §8), so it is left alone.
+// of KiB; an index of megabytes is not one cairn should rewrite from a hook that must finish in
+// milliseconds (docs/DESIGN.md, Budgets), so it is left alone.
 const MaxSize = 1 << 20
 
 // ErrNotUTF8 reports an index that is not valid UTF-8: cairn cannot tell its lines apart as

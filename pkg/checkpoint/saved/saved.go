@@ -111,9 +111,10 @@ type Selection struct {
 	Matches int // how many checkpoints the fragment matched; the newest was chosen
 }
 
-// Select picks the checkpoint restore loads, across all branches (seed 002: restore does not
-// filter by branch, so that a context saved on one branch resumes from another):
-//   - "" selects the newest checkpoint the user saved (kind saved), by file name — seed 002's
+// Select picks the checkpoint restore loads, across all branches (as the original
+// /context-restore: restore does not filter by branch, so that a context saved on one branch
+// resumes from another):
+//   - "" selects the newest checkpoint the user saved (kind saved), by file name — the original's
 //     "most recent" saved context, which the automatic and hand-off ones would otherwise bury —
 //     and the newest of any kind only when none was saved;
 //   - a number of fewer than 8 digits selects that row of List (all branches, newest first),
