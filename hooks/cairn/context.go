@@ -77,7 +77,7 @@ func contextSession(c *CLI, p *project.Project) (registry.Registry, string) {
 }
 
 func contextSave(ctx context.Context, c *CLI, args []string) error {
-	// Seed 002's /context-save takes "list [--all]" too: the listing's flags are the listing's.
+	// The original /context-save takes "list [--all]" too: the listing's flags are the listing's.
 	if len(args) > 0 && args[0] == "list" {
 		return contextList(ctx, c, args[1:])
 	}
@@ -281,8 +281,9 @@ func contextList(ctx context.Context, c *CLI, args []string) error {
 		fmt.Fprintf(c.Stdout, "No saved contexts on branch %s. %d on other branches: cairn context list --all\n", branch, len(names))
 		return nil
 	}
-	// Seed 002's table, with a Kind column: saved (yours), auto (one per compaction) or
-	// handoff (one per session that did work), so that the automatic ones bury nothing.
+	// The original /context-save list's table, with a Kind column: saved (yours), auto (one per
+	// compaction) or handoff (one per session that did work), so that the automatic ones bury
+	// nothing.
 	cols := []string{"#", "Date", "Title", "Kind"}
 	widths := []int{1, 10, 23, 7}
 	if *all {

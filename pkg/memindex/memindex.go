@@ -4,9 +4,9 @@
 //
 //   - [Title](file.md) — one-line hook
 //
-// and loads the first 200 lines of the index into every session. Seed 000's session-open-*.md
-// files live in the same directory, so when cairn removes one, the lines pointing at it go too:
-// otherwise every later session starts with a pointer to nothing.
+// and loads the first 200 lines of the index into every session. The legacy session-open-*.md
+// parked items live in the same directory, so when cairn removes one, the lines pointing at it go
+// too: otherwise every later session starts with a pointer to nothing.
 //
 // The index is Claude Code's file, not cairn's. A pointer line is removed whole, with its line
 // ending; every other byte (the other lines, their order, their line endings, a byte-order

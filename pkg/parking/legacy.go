@@ -109,7 +109,7 @@ func readLegacyFile(dir, path string) (legacyFile, bool) {
 	if err != nil {
 		return legacyFile{}, false
 	}
-	// Seed 000's files carry flat "name: …" / "description: …" frontmatter; a line reader takes
+	// The legacy files carry flat "name: …" / "description: …" frontmatter; a line reader takes
 	// them as written (a YAML parser refuses the common "description: Deferred: x") and keeps the
 	// YAML library out of the hooks that run on every prompt.
 	var meta struct{ Name, Description string }
