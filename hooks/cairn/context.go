@@ -281,6 +281,19 @@ func contextList(ctx context.Context, c *CLI, args []string) error {
 		fmt.Fprintf(c.Stdout, "No saved contexts on branch %s. %d on other branches: cairn context list --all\n", branch, len(names))
 		return nil
 	}
+	// One dated in the future (a clone can commit one dated 2099) is listed last, never as the
+	// newest; its number stays the one restore takes.
+	now := p.Now()
+	slices.SortStableFunc(rows, func(a, b listRow) int {
+		fa, fb := checkpoint.Future(a.Saved, now), checkpoint.Future(b.Saved, now)
+		switch {
+		case fa == fb:
+			return 0
+		case fb:
+			return -1
+		}
+		return 1
+	})
 	// The original /context-save list's table, with a Kind column: saved (yours), auto (one per
 	// compaction) or handoff (one per session that did work), so that the automatic ones bury
 	// nothing.
@@ -381,7 +394,7 @@ func contextRestore(ctx context.Context, c *CLI, args []string) error {
 	} else if names, err = checkpoint.Names(root); err != nil {
 		return err
 	}
-	sel, err := saved.SelectIn(root, names, which)
+	sel, err := saved.SelectIn(root, names, which, p.Now())
 	if errors.Is(err, saved.ErrNone) {
 		fmt.Fprintln(c.Stdout, noContextsYet)
 		return nil

@@ -97,6 +97,9 @@ func runStart(ctx context.Context, c *CLI, args []string) error {
 	}); err != nil {
 		return err
 	}
+	if err := runstate.Open(p).MarkStarted(r); err != nil {
+		c.Warn("the run is active, but SessionStart will hand it back as the repository's, not yours: %v", err)
+	}
 	fmt.Fprintf(c.Stdout, "Run %s started: %s (active)\n", r.ID, r.Rel)
 	return nil
 }

@@ -88,7 +88,7 @@ func park(inv *hookio.Invocation, in hookio.UserPromptSubmit) (string, error) {
 	}
 	switch {
 	case out.Refused > 0:
-		return brief.Refused(out.Refused), err
+		return brief.Refused(out.Refused, out.Foreign), err
 	case out.Parked != nil:
 		return brief.Parked(*out.Parked), err
 	}

@@ -964,12 +964,16 @@ type Store interface {
 	// Park parks b; a *parking.FullError when MaxOpen items are open, added false when the
 	// item is parked already.
 	Park(b parking.Bullet) (it parking.Item, added bool, err error)
+	// AnyParkedHere reports whether any open item was parked on this machine (asked only when
+	// the guard refuses: a lot a clone committed full is not the user's list to show).
+	AnyParkedHere() bool
 }
 
 // Outcome is what automatic parking did with one prompt.
 type Outcome struct {
 	Parked  *parking.Item // the item parked, or nil
 	Refused int           // the guard refused it: this many items are open (0: not refused)
+	Foreign bool          // refused, and none of the open items was parked on this machine
 	Warning error         // a problem that did not stop the parking (a pointer left in Claude Code's memory index)
 }
 
@@ -989,7 +993,7 @@ func Run(prompt string, store func() Store, lastReply func() string) (Outcome, e
 	fresh := -1
 	if p.Deferral() {
 		if fresh = s.FreshBullets(); fresh >= parking.MaxOpen {
-			return Outcome{Refused: fresh}, nil
+			return Outcome{Refused: fresh, Foreign: !s.AnyParkedHere()}, nil
 		}
 	}
 	b, ok := p.Decide(lastReply())
@@ -998,7 +1002,7 @@ func Run(prompt string, store func() Store, lastReply func() string) (Outcome, e
 	}
 	if fresh < 0 {
 		if fresh = s.FreshBullets(); fresh >= parking.MaxOpen {
-			return Outcome{Refused: fresh}, nil
+			return Outcome{Refused: fresh, Foreign: !s.AnyParkedHere()}, nil
 		}
 	}
 	var out Outcome
@@ -1009,7 +1013,7 @@ func Run(prompt string, store func() Store, lastReply func() string) (Outcome, e
 	var full *parking.FullError
 	switch {
 	case errors.As(err, &full):
-		out.Refused = len(full.Items)
+		out.Refused, out.Foreign = len(full.Items), !s.AnyParkedHere()
 		return out, nil
 	case err != nil || !added:
 		return out, err // a prompt submitted again: its item is parked already and Claude was told

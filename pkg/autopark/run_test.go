@@ -14,10 +14,13 @@ type fakeStore struct {
 	added      bool
 	counts     int
 	parked     []parking.Bullet
-	legacyOpen int // items Park's own guard counts beyond the fresh bullets
+	legacyOpen int  // items Park's own guard counts beyond the fresh bullets
+	foreign    bool // no open item was parked on this machine
 }
 
 func (f *fakeStore) FreshBullets() int { f.counts++; return f.fresh }
+
+func (f *fakeStore) AnyParkedHere() bool { return !f.foreign }
 
 func (f *fakeStore) Park(b parking.Bullet) (parking.Item, bool, error) {
 	f.parked = append(f.parked, b)

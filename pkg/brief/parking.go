@@ -20,8 +20,15 @@ func Parked(it parking.Item) string {
 }
 
 // Refused is the pollution guard's one line (surface the list, ask to archive: docs/PARKING.md):
-// n items are parked already, so nothing more is.
-func Refused(n int) string {
+// n items are parked already, so nothing more is. foreign says that none of them was parked on this
+// machine — the file came with the repository — and then Claude is not asked to show a list that
+// is not the user's.
+func Refused(n int, foreign bool) string {
+	if foreign {
+		return fmt.Sprintf(
+			"cairn did not park this open loop: .claude/state/session-context.md already holds %d parked items, none of them parked on this machine (the file seems to have come with the repository). Mention it to the user in one line; cairn parks nothing more until items are archived.",
+			n)
+	}
 	return fmt.Sprintf(
 		"cairn did not park this open loop: %d items are parked already. Run `cairn session resume`, show the user the list and ask them to archive some (`cairn session archive <slug>`) before more can be parked.",
 		n)

@@ -86,14 +86,33 @@ func Names(root string) ([]string, error) {
 	return names, nil
 }
 
-// Newest returns the path of the newest checkpoint on any branch, by file name; ok is false
-// when there is none. SessionStart names it after a compaction.
-func Newest(root string) (path string, ok bool) {
+// futureSlack is how far ahead of the clock a checkpoint's name may be dated and still count as
+// taken now: two machines' clocks, or a save at the turn of a second.
+const futureSlack = time.Minute
+
+// Future reports whether a checkpoint dated saved (the time its name gives) is from after now,
+// beyond futureSlack: a clone can commit one dated 2099, and by name order it would be the newest
+// for ever, so nothing that picks "the newest" picks it.
+func Future(saved, now time.Time) bool { return saved.After(now.Add(futureSlack)) }
+
+// FutureName is Future for a checkpoint's file name.
+func FutureName(name string, now time.Time) bool {
+	_, t, ok := SplitName(name)
+	return ok && Future(t, now)
+}
+
+// Newest returns the path of the newest checkpoint on any branch at now, by file name, passing
+// over one dated in the future; ok is false when there is none. SessionStart names it after a
+// compaction.
+func Newest(root string, now time.Time) (path string, ok bool) {
 	names, err := Names(root)
 	if err != nil {
 		return "", false
 	}
 	for _, n := range names {
+		if FutureName(n, now) {
+			continue
+		}
 		if p := filepath.Join(Dir(root), n); safefile.IsFile(root, p) {
 			return p, true
 		}

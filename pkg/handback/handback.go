@@ -125,12 +125,12 @@ func Text(p *project.Project, cat *checkpoint.Catalog, runs *runstate.Runs, s St
 	if compacted {
 		if c, ok := cat.Latest(checkpoint.KindAuto, s.SessionID, ""); ok && s.SessionID != "" {
 			newest = c.File // this compaction's own checkpoint
-		} else if path, ok := checkpoint.Newest(p.Root); ok {
+		} else if path, ok := checkpoint.Newest(p.Root, now); ok {
 			newest, _ = filepath.Rel(p.Root, path)
 			newest = filepath.ToSlash(newest)
 		}
 	}
-	text := brief.ReadOrder(p.Root, run, compacted, newest)
+	text := brief.ReadOrder(p.Root, run, compacted, newest, runs.StartedHere(run))
 	if pointer != "" {
 		text += "\n" + pointer // the read order at startup is a short list: both fit the budget
 	}

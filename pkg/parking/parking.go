@@ -18,11 +18,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/redact"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 	"github.com/cairn-hooks/cairn/pkg/sessionfile"
@@ -107,6 +109,7 @@ func LegacyAuditPath(root string) string {
 // Store is the parked items of one project.
 type Store struct {
 	Root   string          // the project root
+	Config string          // Claude Code's config directory; "" when unknown
 	Files  safefile.Writer // writes session-context.md and the audit log
 	Legacy safefile.Writer // removes legacy files; confined to LegacyDirs
 	Dirs   []string        // the legacy memory directories (LegacyDirs)
@@ -118,7 +121,7 @@ type Store struct {
 // safefile.DryRun makes the whole store a dry run.
 func New(root, config string, files safefile.Writer, now func() time.Time) *Store {
 	dirs := LegacyDirs(config, root)
-	return &Store{Root: root, Files: files, Legacy: files.Under(dirs...), Dirs: dirs, Now: now}
+	return &Store{Root: root, Config: config, Files: files, Legacy: files.Under(dirs...), Dirs: dirs, Now: now}
 }
 
 // Expire deletes the parked items of the project at root that are ExpireDays old or more —
@@ -469,6 +472,9 @@ func (s *Store) Park(b Bullet) (it Item, added bool, err error) {
 	if err != nil {
 		return Item{}, false, err
 	}
+	if added {
+		s.markParkedHere(it.Slug)
+	}
 	if ie != nil && result != nil {
 		return it, added, errors.Join(result, ie)
 	}
@@ -548,4 +554,50 @@ func (s *Store) Count() (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// Items parked on this machine. A clone can commit session-context.md with ten items in it, and
+// the pollution guard would then tell Claude, at the user's next deferral, to show someone else's
+// list. So every item parked here is recorded where no repository can write: the user's config
+// directory, <config>/cairn/parked/<slug of the root>, one slug a line (best effort, unsynced: a
+// record lost costs only the guard's wording).
+const maxParkedHere = 64 << 10
+
+func (s *Store) parkedHereFile() string {
+	return filepath.Join(s.Config, "cairn", "parked", project.Slug(s.Root))
+}
+
+func (s *Store) markParkedHere(slug string) {
+	if s.Config == "" {
+		return
+	}
+	dir := filepath.Join(s.Config, "cairn")
+	if _, dry := s.Files.(safefile.DryRun); dry {
+		return
+	}
+	if os.MkdirAll(filepath.Join(dir, "parked"), 0o700) == nil {
+		_ = s.Files.Under(dir).Append(s.parkedHereFile(), []byte(slug+"\n"), 0o600, safefile.NoSync)
+	}
+}
+
+// AnyParkedHere reports whether any open item was parked on this machine (see markParkedHere).
+func (s *Store) AnyParkedHere() bool {
+	if s.Config == "" {
+		return false
+	}
+	data, _, err := safefile.ReadLoose(s.parkedHereFile(), maxParkedHere)
+	if err != nil {
+		return false
+	}
+	here := map[string]bool{}
+	for _, l := range strings.Split(string(data), "\n") {
+		here[strings.TrimSpace(l)] = true
+	}
+	items, _ := s.List()
+	for _, it := range items {
+		if here[it.Slug] {
+			return true
+		}
+	}
+	return false
 }

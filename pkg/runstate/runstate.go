@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -270,7 +271,8 @@ func Load(root string, r Run) (State, []string, error) {
 // Runs is the handle on a project's runs for one process: the active pointer and the active
 // run's state.json, each read at most once, on first use.
 type Runs struct {
-	root string
+	root, config string
+	files        safefile.Writer
 
 	resolved bool
 	active   Run
@@ -283,7 +285,51 @@ type Runs struct {
 }
 
 // Open returns the handle on p's runs. It reads nothing until asked.
-func Open(p *project.Project) *Runs { return &Runs{root: p.Root} }
+func Open(p *project.Project) *Runs { return &Runs{root: p.Root, config: p.Config, files: p.Files} }
+
+// A run is the user's only when it was started on this machine: a clone can commit
+// .agents/runs/active and a whiteboard, and cairn must not hand them to Claude as "your run".
+// `cairn run start` records the run in the user's config directory, which no repository can
+// write to: <config>/cairn/runs/<slug of the root>, one run directory (relative to the root) a
+// line.
+const maxLocalRuns = 64 << 10
+
+func (h *Runs) localFile() string {
+	return filepath.Join(h.config, "cairn", "runs", project.Slug(h.root))
+}
+
+// StartedHere reports whether run r was started (or adopted) on this machine by `cairn run
+// start`. Without a config directory nothing can be told, and no run counts as started here.
+func (h *Runs) StartedHere(r Run) bool {
+	if h.config == "" {
+		return false
+	}
+	data, _, err := safefile.ReadLoose(h.localFile(), maxLocalRuns)
+	if err != nil {
+		return false
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(l) == r.Rel {
+			return true
+		}
+	}
+	return false
+}
+
+// MarkStarted records that run r was started on this machine (see StartedHere).
+func (h *Runs) MarkStarted(r Run) error {
+	if h.config == "" {
+		return errors.New("no Claude config directory (neither CLAUDE_CONFIG_DIR nor HOME is set) to record the run in")
+	}
+	if h.StartedHere(r) {
+		return nil
+	}
+	dir := filepath.Join(h.config, "cairn")
+	if err := os.MkdirAll(filepath.Join(dir, "runs"), 0o700); err != nil {
+		return err
+	}
+	return h.files.Under(dir).Append(h.localFile(), []byte(r.Rel+"\n"), 0o600, safefile.NoSync)
+}
 
 // Active is [Active] for the handle's project, read once: ErrNoActive without an active run.
 func (h *Runs) Active() (Run, error) {

@@ -105,18 +105,20 @@ func List(root, branch string) ([]Listed, error) {
 // ErrNone reports a project without checkpoints.
 var ErrNone = errors.New("no saved contexts")
 
-// Selection is what Select chose.
+// Selection is what SelectIn chose.
 type Selection struct {
 	Listed
 	Matches int // how many checkpoints the fragment matched; the newest was chosen
 }
 
-// Select picks the checkpoint restore loads, across all branches (as the original
-// /context-restore: restore does not filter by branch, so that a context saved on one branch
-// resumes from another):
+// SelectIn picks the checkpoint restore loads at now among names, the checkpoint names newest
+// first (as checkpoint.Names gives them, or an index that lists the same directory), across all
+// branches (as the original /context-restore: restore does not filter by branch, so that a
+// context saved on one branch resumes from another):
 //   - "" selects the newest checkpoint the user saved (kind saved), by file name — the original's
 //     "most recent" saved context, which the automatic and hand-off ones would otherwise bury —
-//     and the newest of any kind only when none was saved;
+//     and the newest of any kind only when none was saved; a name dated after now (a clone can
+//     commit one dated 2099, which would otherwise be "newest" for ever) is passed over;
 //   - a number of fewer than 8 digits selects that row of List (all branches, newest first),
 //     and is an error when there is no such row;
 //   - anything else (a longer number is a date prefix) is a fragment: it is sanitised like a title and matched as a substring of
@@ -124,17 +126,7 @@ type Selection struct {
 //
 // It returns ErrNone when there are no checkpoints, and an error naming the fragment when
 // nothing matches.
-func Select(root, which string) (Selection, error) {
-	names, err := checkpoint.Names(root)
-	if err != nil {
-		return Selection{}, err
-	}
-	return SelectIn(root, names, which)
-}
-
-// SelectIn is Select among names, the checkpoint names newest first (as checkpoint.Names gives
-// them, or an index that lists the same directory).
-func SelectIn(root string, names []string, which string) (Selection, error) {
+func SelectIn(root string, names []string, which string, now time.Time) (Selection, error) {
 	if len(names) == 0 {
 		return Selection{}, ErrNone
 	}
@@ -147,13 +139,23 @@ func SelectIn(root string, names []string, which string) (Selection, error) {
 	}
 	which = strings.TrimSpace(which)
 	if which == "" {
+		first := -1
 		for i, n := range names {
+			if checkpoint.FutureName(n, now) {
+				continue
+			}
+			if first < 0 {
+				first = i
+			}
 			c, err := Load(root, filepath.Join(checkpoint.Dir(root), n))
 			if err == nil && c.Kind == checkpoint.KindSaved {
 				return Selection{Listed: Listed{N: i + 1, Checkpoint: c}, Matches: 1}, nil
 			}
 		}
-		return pick(0, 1)
+		if first < 0 {
+			first = 0 // every one is dated in the future: the newest of them
+		}
+		return pick(first, 1)
 	}
 	if n, err := strconv.Atoi(which); err == nil && len(which) < len("YYYYMMDD") {
 		if n < 1 || n > len(names) {

@@ -225,17 +225,46 @@ func TestListNewestFirstByNameNotMtime(t *testing.T) {
 	if len(main) != 2 || main[0].N != 1 || main[1].N != 3 || main[1].Title != "one" {
 		t.Fatalf("branch list %+v", main)
 	}
-	if p, ok := checkpoint.Newest(root); !ok || p != paths[2] {
+	if p, ok := checkpoint.Newest(root, t0.Add(time.Hour)); !ok || p != paths[2] {
 		t.Fatalf("Newest = %s %v", p, ok)
 	}
-	if _, ok := checkpoint.Newest(t.TempDir()); ok {
+	if _, ok := checkpoint.Newest(t.TempDir(), t0); ok {
 		t.Fatal("Newest in an empty project")
+	}
+}
+
+// selectAt is SelectIn over the checkpoints on disk, an hour after t0.
+func selectAt(root, which string) (Selection, error) {
+	names, err := checkpoint.Names(root)
+	if err != nil {
+		return Selection{}, err
+	}
+	return SelectIn(root, names, which, t0.Add(time.Hour))
+}
+
+// A checkpoint dated in the future — a clone committed one dated 2099 — is never "the newest":
+// not for restore without an argument, not for Newest, even after the user's own saves. It is
+// still there, and still selected by its number or its name.
+func TestFutureDatedIsNotNewest(t *testing.T) {
+	root := t.TempDir()
+	seedCheckpoints(t, root, [2]string{"mine", "main"})
+	if _, err := checkpoint.Save(disk(root), root, checkpoint.Entry{Title: "forged", Branch: "main", Time: time.Date(2099, 12, 31, 0, 0, 0, 0, time.Local)}); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := selectAt(root, ""); err != nil || s.Title != "mine" {
+		t.Fatalf("restore without an argument: %s %v", s.Title, err)
+	}
+	if p, ok := checkpoint.Newest(root, t0.Add(time.Hour)); !ok || !strings.Contains(p, "-mine.md") {
+		t.Fatalf("Newest = %s", p)
+	}
+	if s, err := selectAt(root, "forged"); err != nil || s.Title != "forged" {
+		t.Fatalf("by name: %s %v", s.Title, err)
 	}
 }
 
 func TestSelect(t *testing.T) {
 	root := t.TempDir()
-	if _, err := Select(root, ""); !errors.Is(err, ErrNone) {
+	if _, err := selectAt(root, ""); !errors.Is(err, ErrNone) {
 		t.Fatalf("empty: %v", err)
 	}
 	seedCheckpoints(t, root,
@@ -258,7 +287,7 @@ func TestSelect(t *testing.T) {
 		{"20260418-1431", "api-pagination", 2, 1},
 		{" 2 ", "api-pagination", 2, 1},
 	} {
-		s, err := Select(root, tc.which)
+		s, err := selectAt(root, tc.which)
 		if err != nil {
 			t.Errorf("%q: %v", tc.which, err)
 			continue
@@ -268,7 +297,7 @@ func TestSelect(t *testing.T) {
 		}
 	}
 	for _, which := range []string{"4", "0", "-1", "nothing-like-it", "日本", "../"} {
-		if s, err := Select(root, which); err == nil {
+		if s, err := selectAt(root, which); err == nil {
 			t.Errorf("%q selected %s", which, s.Name)
 		}
 	}
