@@ -380,8 +380,9 @@ func cmdParkItem(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // projslugs sets SLUG and LSLUG to the names of $PROJ's directory under $CLAUDE_CONFIG_DIR/projects:
-// Claude Code's spelling (every character but [A-Za-z0-9] becomes '-') and seed 000's ('/' and
-// '.' become '-', the leading dash dropped). Computed here independently of package project.
+// Claude Code's spelling (every character but [A-Za-z0-9] becomes '-') and the legacy one of the
+// original /session workflow ('/' and '.' become '-', the leading dash dropped). Computed here
+// independently of package project.
 func cmdProjSlugs(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 0 {
 		ts.Fatalf("usage: projslugs")

@@ -33,7 +33,8 @@ func init() {
 		"show the newest saved context of any branch, or the one whose name contains fragment (a checkpoint id from cairn search), or number N of cairn context list --all; another item's id from cairn search shows that item", contextRestore})
 }
 
-// The seed's rules and sentences (seed 002).
+// The rules and sentences of the original /context-save and /context-restore workflow, kept as
+// users know them (docs/DESIGN.md, What cairn is for).
 const (
 	ruleLine        = "════════════════════════════════════════"
 	noContexts      = "No saved contexts yet. Run /context-save to save your current working state."
@@ -41,7 +42,7 @@ const (
 	restoreLater    = "Restore later with /context-restore."
 	listOnSaveSide  = "Use cairn context list — listing lives on the save side."
 	restoreNotSave  = "use cairn context restore: save and restore are separate commands"
-	defaultBranch   = "main" // seed 002: `git branch --show-current || echo main`
+	defaultBranch   = "main" // as the original workflow: `git branch --show-current || echo main`
 	maxStdinSection = 1 << 20
 )
 
@@ -67,7 +68,8 @@ func contextBranch(p *project.Project) string {
 	return defaultBranch
 }
 
-// contextSession is the session the CLI serves (SPEC §7), or "".
+// contextSession is the session the CLI serves ($CLAUDE_CODE_SESSION_ID, else the registry's most
+// recently active session), or "".
 func contextSession(c *CLI, p *project.Project) (registry.Registry, string) {
 	reg := registry.New(p.Files, p.Root)
 	sid, _ := reg.Current(c.Env.Get("CLAUDE_CODE_SESSION_ID"))
@@ -75,7 +77,7 @@ func contextSession(c *CLI, p *project.Project) (registry.Registry, string) {
 }
 
 func contextSave(ctx context.Context, c *CLI, args []string) error {
-	// Seed 002's /context-save takes "list [--all]" too: the listing's flags are the listing's.
+	// The original /context-save takes "list [--all]" too: the listing's flags are the listing's.
 	if len(args) > 0 && args[0] == "list" {
 		return contextList(ctx, c, args[1:])
 	}
@@ -292,8 +294,9 @@ func contextList(ctx context.Context, c *CLI, args []string) error {
 		}
 		return 1
 	})
-	// Seed 002's table, with a Kind column: saved (yours), auto (one per compaction) or
-	// handoff (one per session that did work), so that the automatic ones bury nothing.
+	// The original /context-save list's table, with a Kind column: saved (yours), auto (one per
+	// compaction) or handoff (one per session that did work), so that the automatic ones bury
+	// nothing.
 	cols := []string{"#", "Date", "Title", "Kind"}
 	widths := []int{1, 10, 23, 7}
 	if *all {

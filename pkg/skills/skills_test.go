@@ -27,7 +27,7 @@ func TestTemplates(t *testing.T) {
 	if !slices.Equal(dirs, want) {
 		t.Fatalf("templates %v; Names %v", dirs, want)
 	}
-	// The mode commands every skill must name (SPEC §7).
+	// The mode commands every skill must name (README.md, Manual commands).
 	commands := map[string][]string{
 		"session": {"session resume", "session archive", "session summary", "session park question",
 			"session park deferred", "session park side", "session list", "session inbox", "session broadcast"},
@@ -76,9 +76,9 @@ func TestTemplates(t *testing.T) {
 			}
 		}
 	}
-	// The seeds' rules that must survive in the session skill: seed 003's question for an empty
-	// /session (seed 002 shows the options) and its unknown-flag line with the abort-or-continue
-	// question (issue 12, items 5 and 7), and the rules on archive, the guard and session start.
+	// The rules of the original /session workflow that must survive in the session skill: the
+	// question for an empty /session, with the options, and the unknown-flag line with the
+	// abort-or-continue question, and the rules on archive, the guard and session start.
 	session, _ := Render("session", "/c", ToolsInstalled)
 	flat := strings.Join(strings.Fields(string(session)), " ")
 	for _, rule := range []string{
