@@ -1,10 +1,12 @@
-// Package redact removes secrets from text before cairn writes it to a file: API keys (OpenAI
-// and Anthropic sk-…, Stripe, Google, npm, Hugging Face, GitHub, GitLab, Slack, AWS), JSON web
-// tokens, Bearer tokens, passwords in URLs, private-key PEM blocks, and key=value pairs whose key
-// names a password, secret, token or API key. Each secret becomes [REDACTED]; the key of a pair,
-// a URL's user and host and the word Bearer are kept so the text still reads. The README lists
-// the patterns. Every writer of text that came from a person, a prompt, a transcript or a
-// repository passes it through Redact (plain.Field and plain.Body do).
+// Package redact removes secrets from text before cairn writes it to a file: provider keys and
+// tokens (OpenAI and Anthropic sk-…, Stripe, Google, npm, Hugging Face, GitHub, GitLab, Slack,
+// AWS, SendGrid, Twilio, Grafana, DigitalOcean, Azure, age), JSON web tokens, Bearer tokens,
+// passwords in URLs, on curl and mysql command lines and in netrc lines, private-key blocks,
+// and key=value pairs whose key names a password, secret, token or API key. Each secret
+// becomes [REDACTED]; the key of a pair, a URL's user and host, a command's user and the word
+// Bearer are kept so the text still reads. The README lists the patterns. Every writer of text
+// that came from a person, a prompt, a transcript or a repository passes it through Redact
+// (plain.Field and plain.Body do).
 //
 // It runs on the prompt path, so it is cheap when there is nothing to find: every rule has
 // literal needles, all of them looked for in one pass over the text (needles.go), and a rule's
@@ -26,7 +28,7 @@ const Mask = "[REDACTED]"
 // rule is one kind of secret: at least one of its needles must occur in the input before re
 // runs (a needle with an uppercase letter must occur as written, an all-lowercase one in any
 // case); repl is the regexp replacement template. A rule with apply set masks by that
-// function instead (pairs, which keep more than a template can say).
+// function instead (pairs and command lines, which keep more than a template can say).
 type rule struct {
 	needles []string
 	re      func() *regexp.Regexp
@@ -48,33 +50,64 @@ func replace(needles []string, expr, repl string) rule {
 // Token bodies are required to be long enough that ordinary words ("sk-learn", "ghp_x") never
 // match: real keys are 20 characters and more.
 var rules = []rule{
-	// A private key, BEGIN to END; a block cut short (no END line) is redacted to the end.
-	replace([]string{"private key-----"}, `-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\z)`, Mask),
+	// A private key, BEGIN to END (PEM and PGP armour); a block cut short (no END line) is
+	// redacted to the end.
+	replace([]string{"private key"}, `-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)`, Mask),
+	// age secret keys and plugin identities (Bech32, upper case).
+	replace([]string{"AGE-SECRET-KEY-1", "AGE-PLUGIN-"}, `\bAGE-(?:SECRET-KEY|PLUGIN-[A-Z0-9]+)-1[0-9A-Z]{20,}`, Mask),
 	// Anthropic (sk-ant-…) and OpenAI (sk-…, sk-proj-…) keys, short ones too: 20 characters and
 	// more, or 12 and more with a digit among them, which package names (sk-learn-…) lack.
 	{needles: []string{"sk-"}, re: lazy(`\bsk-[A-Za-z0-9_-]{12,}`), repl: Mask, secret: keyLike},
-	// Stripe secret and restricted keys.
+	// Stripe secret and restricted keys, and webhook signing secrets.
 	replace([]string{"k_live_", "k_test_"}, `\b[sr]k_(?:live|test)_[A-Za-z0-9]{10,}`, Mask),
+	replace([]string{"whsec_"}, `\bwhsec_[A-Za-z0-9+/=]{16,}`, Mask),
 	// Google API keys.
 	replace([]string{"AIza"}, `\bAIza[0-9A-Za-z_-]{35}`, Mask),
-	// npm and Hugging Face access tokens.
-	replace([]string{"npm_"}, `\bnpm_[A-Za-z0-9]{36}\b`, Mask),
+	// npm (36 characters, or more) and Hugging Face access tokens.
+	replace([]string{"npm_"}, `\bnpm_[A-Za-z0-9]{36,}\b`, Mask),
 	replace([]string{"hf_"}, `\bhf_[A-Za-z]{30,}\b`, Mask),
-	// A password in a URL: scheme://user:password@host keeps the user and the host.
-	replace([]string{"://"}, `(?i)\b([a-z][a-z0-9+.-]*://[^\s/:@'"]+:)([^\s/@'"]+)(@)`, "${1}"+Mask+"${3}"),
+	// A password in a URL: scheme://user:password@host keeps the user (which may be empty,
+	// as in redis://:password@host) and the host. A password with an @ in it runs to the last @.
+	replace([]string{"://"}, `(?i)\b([a-z][a-z0-9+.-]*://[^\s/:@'"]*:)([^\s/'"]+)(@)`, "${1}"+Mask+"${3}"),
+	// Slack incoming-webhook and workflow URLs carry their secret in the path.
+	replace([]string{"hooks.slack.com/"}, `(?i)\b(hooks\.slack\.com/(?:services|workflows|triggers)/)[A-Za-z0-9/_-]+`, "${1}"+Mask),
 	// GitHub tokens: personal (ghp_), OAuth (gho_), app (ghs_, ghu_), refresh (ghr_), fine-grained.
 	replace([]string{"ghp_", "gho_", "ghs_", "ghu_", "ghr_"}, `\bgh[opsur]_[A-Za-z0-9]{20,}`, Mask),
 	replace([]string{"github_pat_"}, `\bgithub_pat_[A-Za-z0-9_]{20,}`, Mask),
 	// GitLab personal access tokens.
 	replace([]string{"glpat-"}, `\bglpat-[A-Za-z0-9_-]{20,}`, Mask),
-	// Slack bot, app, user and refresh tokens.
-	replace([]string{"xoxa-", "xoxb-", "xoxp-", "xoxr-"}, `\bxox[abpr]-[A-Za-z0-9-]{10,}`, Mask),
+	// Slack tokens: bot, user, app-level, workspace, refresh, session, client and rotating
+	// ones (xoxb-, xoxp-, xapp-, xoxa-, xoxr-, xoxs-, xoxc-, xoxe-, xoxe.xoxp-, …).
+	replace([]string{"xox", "xapp-"}, `\b(?:xox[a-z](?:\.xox[a-z])?|xapp)-[A-Za-z0-9-]{10,}`, Mask),
 	// AWS access key ids (long-term AKIA…, temporary ASIA…).
 	replace([]string{"AKIA", "ASIA"}, `\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`, Mask),
+	// SendGrid API keys: SG.<22>.<43>.
+	replace([]string{"SG."}, `\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}`, Mask),
+	// Twilio API keys (SK and 32 hex), and an auth token (32 hex) right after an account SID
+	// (AC and 32 hex), which is kept.
+	replace([]string{"SK"}, `\bSK[0-9a-fA-F]{32}\b`, Mask),
+	replace([]string{"AC"}, `\b(AC[0-9a-fA-F]{32}[\s:,;/|=]+)[0-9a-fA-F]{32}\b`, "${1}"+Mask),
+	// Grafana service-account and cloud tokens.
+	replace([]string{"glsa_", "glc_"}, `\b(?:glsa_[A-Za-z0-9_]{32,}|glc_[A-Za-z0-9+/=_-]{32,})`, Mask),
+	// DigitalOcean personal, OAuth and refresh tokens.
+	replace([]string{"_v1_"}, `\bdo[opr]_v1_[A-Za-z0-9]{32,}`, Mask),
+	// Azure storage and service-bus connection strings (AccountKey=…;), and SAS signatures.
+	replace([]string{"accountkey", "sharedaccesskey"}, `(?i)\b((?:Account|SharedAccess)Key\s*=\s*)[^;\s"']+`, "${1}"+Mask),
+	replace([]string{"sig="}, `([?&]sig=)[^&\s"'#]+`, "${1}"+Mask),
 	// JSON web tokens: three base64url parts, the first two JSON objects ("eyJ").
 	replace([]string{"eyJ"}, `\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`, Mask),
-	// Authorization: Bearer <token>.
+	// Authorization: Bearer <token>, and Basic <base64 of user:password>.
 	replace([]string{"bearer"}, `(?i)\b(bearer\s+)[A-Za-z0-9._~+/=-]{16,}`, "${1}"+Mask),
+	replace([]string{"basic"}, `(?i)\b(authorization["']?\s*[:=]\s*["']?basic\s+)[A-Za-z0-9+/]{8,}={0,2}`, "${1}"+Mask),
+	// Passwords on command lines: curl -u user:password (and --user, -U, --proxy-user) keeps
+	// the user; mysql -ppassword (no blank: "-p db" asks and names a database). --password=… is
+	// a pair.
+	{needles: []string{"curl"}, apply: curlUsers},
+	{needles: []string{"mysql", "mariadb"}, apply: mysqlPasswords},
+	// netrc: "machine h login u password X", on one line or several ("default" and then a
+	// login for the entry that matches any host). Prose ("the default password is") is not an
+	// entry.
+	replace([]string{"password"}, `(?i)\b((?:machine\s+\S+|default(?:\s+(?:login|account|port)\s+\S+)+)(?:\s+(?:login|account|port)\s+\S+)*\s+password\s+)[^\s\[]\S*`, "${1}"+Mask),
 	// key=value and key: value pairs whose key names a secret (aws_secret_access_key, DB_PASSWORD,
 	// MYSQL_PWD, "api_key": "…", token := …). The value is a quoted string or a run of non-blank
 	// characters.
@@ -129,6 +162,66 @@ func Redact(s string) string {
 		}
 	}
 	return s
+}
+
+// curlLineRe is a curl command to the end of its line; curlUserRe one user option in it, with
+// its argument (group 2: quoted, or a run of non-blanks).
+var (
+	curlLineRe = lazy(`(?i)\bcurl\b[^\n]*`)
+	curlUserRe = lazy(`(\s(?:-[A-Za-z]*[uU]|--(?:proxy-)?user)(?:[ \t]+|=)?)('[^'\n]*'|"[^"\n]*"|[^\s'"]+)`)
+)
+
+// curlUsers masks the password of every user:password a curl command line passes.
+func curlUsers(s string) string {
+	return curlLineRe().ReplaceAllStringFunc(s, func(line string) string {
+		re := curlUserRe()
+		return re.ReplaceAllStringFunc(line, func(m string) string {
+			sub := re.FindStringSubmatch(m)
+			flag, arg := sub[1], sub[2]
+			quote, body := unquote(arg)
+			user, pw, ok := strings.Cut(body, ":")
+			if !ok || !isSecretValue(pw) {
+				return m
+			}
+			return flag + quote + user + ":" + Mask + quote
+		})
+	})
+}
+
+// mysqlLineRe is a mysql client command (mysql, mysqldump, mariadb, …) to the end of its line;
+// mysqlPassRe a -p option with its password attached.
+var (
+	mysqlLineRe = lazy(`(?i)\b(?:mysql|mariadb)[a-z-]*\b[^\n]*`)
+	mysqlPassRe = lazy(`(\s-p)('[^'\n]*'|"[^"\n]*"|[^\s'"]+)`)
+)
+
+// mysqlPasswords masks the password of every -p option on a mysql command line.
+func mysqlPasswords(s string) string {
+	return mysqlLineRe().ReplaceAllStringFunc(s, func(line string) string {
+		re := mysqlPassRe()
+		return re.ReplaceAllStringFunc(line, func(m string) string {
+			sub := re.FindStringSubmatch(m)
+			quote, body := unquote(sub[2])
+			if !isSecretValue(body) {
+				return m
+			}
+			return sub[1] + quote + Mask + quote
+		})
+	})
+}
+
+// unquote splits a shell word into its quote ("" when bare) and its body.
+func unquote(arg string) (quote, body string) {
+	if len(arg) >= 2 && (arg[0] == '\'' || arg[0] == '"') && arg[len(arg)-1] == arg[0] {
+		return arg[:1], arg[1 : len(arg)-1]
+	}
+	return "", arg
+}
+
+// isSecretValue reports a value worth masking: not empty, not already masked, not a variable
+// reference ($DB_PASSWORD).
+func isSecretValue(v string) bool {
+	return v != "" && v != Mask && !strings.HasPrefix(v, "$")
 }
 
 // redactPairs masks the values of secret-named pairs, keeping the key and the separator. A value

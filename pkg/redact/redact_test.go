@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -56,6 +57,68 @@ func TestRedact(t *testing.T) {
 	}
 }
 
+// The forms issue 21 found missing (class 3), each in more than one spelling.
+func TestRedactIssue21Forms(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		// URL credentials with an empty user, and a password holding an @.
+		{"redis://:s3cr3tpw@cache:6379/0", "redis://:[REDACTED]@cache:6379/0"},
+		{"REDIS_URL=rediss://:p4ss@host", "REDIS_URL=rediss://:[REDACTED]@host"},
+		{"amqp://guest:p@ss@rabbit/vh", "amqp://guest:[REDACTED]@rabbit/vh"},
+		{"mongodb+srv://app:pw9@cluster0.x.mongodb.net/db", "mongodb+srv://app:[REDACTED]@cluster0.x.mongodb.net/db"},
+		// curl: -u, --user, attached, quoted, with other flags; the user is kept.
+		{"curl -u admin:hunter2 https://api.example.com", "curl -u admin:[REDACTED] https://api.example.com"},
+		{"curl -s --user admin:hunter2 https://x", "curl -s --user admin:[REDACTED] https://x"},
+		{"curl -uadmin:hunter2 https://x", "curl -uadmin:[REDACTED] https://x"},
+		{"curl -su 'admin:p w' https://x", "curl -su 'admin:[REDACTED]' https://x"},
+		{`CURL --user="admin:hunter2" x`, `CURL --user="admin:[REDACTED]" x`},
+		{"curl -U proxy:pw1 --proxy-user p2:pw2 x", "curl -U proxy:[REDACTED] --proxy-user p2:[REDACTED] x"},
+		// netrc, on one line and on several.
+		{"machine api.example.com login me password hunter2", "machine api.example.com login me password [REDACTED]"},
+		{"machine h\n  login u\n  password Xy9z\nmachine g login v password w", "machine h\n  login u\n  password [REDACTED]\nmachine g login v password [REDACTED]"},
+		{"default login anon password guest@", "default login anon password [REDACTED]"},
+		{"machine h password pw login u", "machine h password [REDACTED] login u"},
+		// mysql -pX (attached) and --password=X; the user and the database stay.
+		{"mysql -u root -phunter2 app", "mysql -u root -p[REDACTED] app"},
+		{"mysqldump -uroot -p'hun ter2' db > x.sql", "mysqldump -uroot -p'[REDACTED]' db > x.sql"},
+		{"mysql --user=root --password=hunter2 app", "mysql --user=root --password=[REDACTED] app"},
+		{"mariadb -h db -pS3cret", "mariadb -h db -p[REDACTED]"},
+		// Slack: every xox form and app-level tokens.
+		{"xapp-1-A0123456789-1234567890123-abcdef0123456789", "[REDACTED]"},
+		{"xoxs-1234567890-abcdef xoxc-1234567890-abcdef xoxe-1-abcdef012345", "[REDACTED] [REDACTED] [REDACTED]"},
+		{"xoxe.xoxp-1-Mi0yLTEyMzQ1Njc4OTAxMjM0", "[REDACTED]"},
+		{"hook https://hooks.slack.com/services/T0000/B0000/XXXXXXXXXXXXXXXX ok", "hook https://hooks.slack.com/services/[REDACTED] ok"},
+		// Stripe webhook secrets.
+		{"STRIPE_WEBHOOK=whsec_1234567890abcdefABCDEF1234567890ab", "STRIPE_WEBHOOK=[REDACTED]"},
+		// Azure connection strings.
+		{"DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=Zm9vYmFyYmF6cXV4+/Zm9vYmFy==;EndpointSuffix=core.windows.net",
+			"DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=[REDACTED];EndpointSuffix=core.windows.net"},
+		{"Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=root;SharedAccessKey=abc123+/=", "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=root;SharedAccessKey=[REDACTED]"},
+		{"https://acct.blob.core.windows.net/c?sv=2022-11-02&ss=b&sig=abc%2Bdef%3D&se=x", "https://acct.blob.core.windows.net/c?sv=2022-11-02&ss=b&sig=[REDACTED]&se=x"},
+		// SendGrid.
+		{"SG.abcdefghijklmnopqrstuv.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ", "[REDACTED]"},
+		// Twilio: an API key, and an auth token after its account SID.
+		{"key SK0123456789abcdef0123456789abcdef", "key [REDACTED]"},
+		{"AC0123456789abcdef0123456789abcdef:0123456789abcdef0123456789abcdef", "AC0123456789abcdef0123456789abcdef:[REDACTED]"},
+		// age.
+		{"AGE-SECRET-KEY-1QYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQS3290GG", "[REDACTED]"},
+		// Grafana, DigitalOcean.
+		{"glsa_abcdefghijklmnopqrstuvwxyz012345_0123abcd", "[REDACTED]"},
+		{"glc_eyJvIjoiMTIzNDU2IiwibiI6InN0YWNrIiwiayI6ImFiYyJ9", "[REDACTED]"},
+		{"DO dop_v1_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", "DO [REDACTED]"},
+		{"doo_v1_0123456789abcdef0123456789abcdef", "[REDACTED]"},
+		// npm tokens longer than 36 characters.
+		{"npm_abcdefghijklmnopqrstuvwxyz0123456789ABCD", "[REDACTED]"},
+		// PGP private key blocks.
+		{"-----BEGIN PGP PRIVATE KEY BLOCK-----\nlQOYBF\n-----END PGP PRIVATE KEY BLOCK-----", "[REDACTED]"},
+		// Basic authorization.
+		{"Authorization: Basic dXNlcjpwYXNzd29yZA==", "Authorization: Basic [REDACTED]"},
+	} {
+		if got := Redact(tc.in); got != tc.want {
+			t.Errorf("Redact(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+		}
+	}
+}
+
 // Ordinary text, including the words the rules look for, comes back unchanged.
 func TestRedactLeavesOrdinaryText(t *testing.T) {
 	for _, in := range []string{
@@ -81,6 +144,24 @@ func TestRedactLeavesOrdinaryText(t *testing.T) {
 		"bearer of bad news is here today",
 		"api_key=[REDACTED]",
 		"ünïcödé — «text» with ? and emoji 🎉",
+		// Near misses of the issue 21 forms.
+		"see http://host:8080/x and https://example.com:443/a@b",
+		"curl -u admin https://x (asks for the password)",
+		"git push -u origin HEAD:main",
+		"sort -u a:b",
+		"mysql -u root -p app (asks)",
+		"mysql -P3306 -h db",
+		"the default password is changed at first login",
+		"reset the login password for the user",
+		"the Slack xapp- prefix and xoxb-short",
+		"whsec_short",
+		"SG.short.token",
+		"SKIP this SK123 and ACME",
+		"AGE-SECRET-KEY-1 is the prefix",
+		"glsa_short dop_v1_short",
+		"npm_short and npm_abc",
+		"AccountKey=",
+		"a signature sig= here",
 	} {
 		if got := Redact(in); got != in {
 			t.Errorf("Redact(%q) = %q, want it unchanged", in, got)
@@ -115,6 +196,7 @@ func BenchmarkRedactSecrets(b *testing.B) {
 func FuzzRedact(f *testing.F) {
 	f.Add("password=hunter2 sk-ant-api03-AbCdEf0123456789_-AbCdEf0123456789")
 	f.Add("-----BEGIN RSA PRIVATE KEY-----\nabc")
+	f.Add("redis://:pw@h curl -u a:b machine h login u password p mysql -pX whsec_0123456789abcdefXYZ")
 	f.Fuzz(func(t *testing.T, s string) {
 		once := Redact(s)
 		if Redact(once) != once {
@@ -125,6 +207,9 @@ func FuzzRedact(f *testing.F) {
 
 // Every expression compiles (they are compiled lazily, so a typo would only show on first use).
 func TestRulesCompile(t *testing.T) {
+	for _, re := range []func() *regexp.Regexp{curlLineRe, curlUserRe, mysqlLineRe, mysqlPassRe} {
+		re()
+	}
 	for _, r := range rules {
 		if r.re == nil && r.apply == nil || r.re != nil && r.re() == nil {
 			t.Fatal("a rule with nothing to run")
