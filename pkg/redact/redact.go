@@ -2,17 +2,19 @@
 // tokens (OpenAI and Anthropic sk-…, Stripe, Google, npm, Hugging Face, GitHub, GitLab, Slack,
 // AWS, SendGrid, Twilio, Grafana, DigitalOcean, Azure, age), JSON web tokens, Bearer tokens,
 // passwords in URLs, on curl and mysql command lines and in netrc lines, private-key blocks,
-// and key=value pairs whose key names a password, secret, token or API key. Each secret
-// becomes [REDACTED]; the key of a pair, a URL's user and host, a command's user and the word
-// Bearer are kept so the text still reads. The README lists the patterns. Every writer of text
-// that came from a person, a prompt, a transcript or a repository passes it through Redact
-// (plain.Field and plain.Body do).
+// key=value pairs whose key names a password, secret, token or API key, and, as a fallback, a
+// key-shaped token (long, random-looking) next to such a word. Each secret becomes [REDACTED];
+// the key of a pair, a URL's user and host, a command's user and the word Bearer are kept so
+// the text still reads. The README lists the patterns. Every writer of text that came from a
+// person, a prompt, a transcript or a repository passes it through Redact (plain.Field and
+// plain.Body do).
 //
 // It runs on the prompt path, so it is cheap when there is nothing to find: every rule has
 // literal needles, all of them looked for in one pass over the text (needles.go), and a rule's
 // regular expression runs only when one of its needles is present. The expressions are RE2
 // (linear in the input), compiled once, on first use: compiling them all at process start
-// would cost a hook more than its whole work.
+// would cost a hook more than its whole work. The fallback (keyshape.go) is one more pass that
+// allocates nothing until it masks.
 package redact
 
 import (
@@ -79,7 +81,8 @@ var rules = []rule{
 	// Slack tokens: bot, user, app-level, workspace, refresh, session, client and rotating
 	// ones (xoxb-, xoxp-, xapp-, xoxa-, xoxr-, xoxs-, xoxc-, xoxe-, xoxe.xoxp-, …).
 	replace([]string{"xox", "xapp-"}, `\b(?:xox[a-z](?:\.xox[a-z])?|xapp)-[A-Za-z0-9-]{10,}`, Mask),
-	// AWS access key ids (long-term AKIA…, temporary ASIA…).
+	// AWS access key ids (long-term AKIA…, temporary ASIA…); a bare secret access key is a
+	// key-shaped token of 40 (keyshape.go).
 	replace([]string{"AKIA", "ASIA"}, `\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`, Mask),
 	// SendGrid API keys: SG.<22>.<43>.
 	replace([]string{"SG."}, `\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}`, Mask),
@@ -161,7 +164,7 @@ func Redact(s string) string {
 			s = r.re().ReplaceAllString(s, r.repl)
 		}
 	}
-	return s
+	return maskKeyShaped(s)
 }
 
 // curlLineRe is a curl command to the end of its line; curlUserRe one user option in it, with

@@ -106,6 +106,9 @@ func TestRedactIssue21Forms(t *testing.T) {
 		{"glc_eyJvIjoiMTIzNDU2IiwibiI6InN0YWNrIiwiayI6ImFiYyJ9", "[REDACTED]"},
 		{"DO dop_v1_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", "DO [REDACTED]"},
 		{"doo_v1_0123456789abcdef0123456789abcdef", "[REDACTED]"},
+		// A bare AWS secret access key, and one on a CSV line after its key id.
+		{"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "[REDACTED]"},
+		{"AKIAIOSFODNN7EXAMPLE,wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n", "[REDACTED],[REDACTED]\n"},
 		// npm tokens longer than 36 characters.
 		{"npm_abcdefghijklmnopqrstuvwxyz0123456789ABCD", "[REDACTED]"},
 		// PGP private key blocks.
@@ -115,6 +118,79 @@ func TestRedactIssue21Forms(t *testing.T) {
 	} {
 		if got := Redact(tc.in); got != tc.want {
 			t.Errorf("Redact(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// The fallback: a key-shaped token next to a word that names a secret, in every form a pair is
+// written in, is masked.
+func TestRedactKeyShapedNextToSecretWord(t *testing.T) {
+	const k = "Zx9Qw7Er5Ty3Ui1Op8As6Df4" // no rule knows it
+	for _, tc := range []struct{ in, want string }{
+		{"key=" + k, "key=[REDACTED]"},
+		{"key: " + k, "key: [REDACTED]"},
+		{`{"key": "` + k + `"}`, `{"key": "[REDACTED]"}`},
+		{"the key " + k + " works", "the key [REDACTED] works"},
+		{"X-Api-Key: " + k, "X-Api-Key: [REDACTED]"},
+		{"auth " + k, "auth [REDACTED]"},
+		{"OAUTH=" + k, "OAUTH=[REDACTED]"},
+		{"pwd: " + k, "pwd: [REDACTED]"},
+		{"password " + k, "password [REDACTED]"},
+		{"passwd " + k, "passwd [REDACTED]"},
+		{"secret " + k, "secret [REDACTED]"},
+		{"token " + k, "token [REDACTED]"},
+		{"api_key " + k, "api_key [REDACTED]"},
+		{"sshKey := `" + k + "`", "sshKey := `[REDACTED]`"},
+		{"--token " + k, "--token [REDACTED]"},
+		{"Credentials: " + k + "==", "Credentials: [REDACTED]"},
+		{"deployKeys => '" + k + "'", "deployKeys => '[REDACTED]'"},
+		{"DB_PASS " + k, "DB_PASS [REDACTED]"},
+		{"key\t" + k, "key\t[REDACTED]"},
+		{"token ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", "token [REDACTED]"}, // base32
+		{"key 9f8e7d6c5b4a3z2y1x0wvutsrqponm", "key [REDACTED]"},       // lowercase and digits, not hex
+	} {
+		if got := Redact(tc.in); got != tc.want {
+			t.Errorf("Redact(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// What the fallback must not take for a key: prose, paths, git object names, digests, UUIDs,
+// identifiers, versions, numbers, even next to a secret word; and a bare 40-character token
+// that is hex (a git SHA) or made of words.
+func TestRedactFallbackLeavesNonKeys(t *testing.T) {
+	for _, in := range []string{
+		"the key point is that the token budget is small",
+		"key: value, token: expired, secret: none",
+		"the key insight is the tokenizer design",
+		"key a0a4684f1c2e3b5d6a7c8e9f0a1b2c3d4e5f6a7b",
+		"commit a0a4684f1c2e3b5d6a7c8e9f0a1b2c3d4e5f6a7b",
+		"a0a4684f1c2e3b5d6a7c8e9f0a1b2c3d4e5f6a7b",
+		"A0A4684F1C2E3B5D6A7C8E9F0A1B2C3D4E5F6A7B",
+		"token 550e8400-e29b-41d4-a716-446655440000",
+		"key: sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+		"key src/pkg/redact/redact_test2.go",
+		"auth internal/testbin/Build2/whatever/Foo",
+		"token /usr/lib/x86_64-linux-gnu/libssl3",
+		"key x86_64-unknown-linux-gnu2",
+		"key: MaxTokensPerRequest2026",
+		"key TestFuzzRedactPairsWindows2026",
+		"secret parseHTTP2FrameHeaderValue",
+		"key sessionstart-readorder2-final",
+		"key k8sClusterName01Production",
+		"token 12345678901234567890123456",
+		"key 2024-01-15T10:30:00Z-build-20240115",
+		"auth v1.2.3-rc4+build.20240115",
+		"TestRedactLeavesOrdinaryTextWithManyWord",
+		"TestRedactLeavesOrdinaryText2WithManyWor",
+		"internal/checkpoint/saved/savedTest2Case",
+		"the monkey ran off",
+		"see Zx9Qw7Er5Ty3Ui1Op8As6Df4 here", // key-shaped, but no secret word before it
+		"key,Zx9Qw7Er5Ty3Ui1Op8As6Df4",
+		"key.Zx9Qw7Er5Ty3Ui1Op8As6Df4",
+	} {
+		if got := Redact(in); got != in {
+			t.Errorf("Redact(%q) = %q, want it unchanged", in, got)
 		}
 	}
 }
@@ -197,6 +273,7 @@ func FuzzRedact(f *testing.F) {
 	f.Add("password=hunter2 sk-ant-api03-AbCdEf0123456789_-AbCdEf0123456789")
 	f.Add("-----BEGIN RSA PRIVATE KEY-----\nabc")
 	f.Add("redis://:pw@h curl -u a:b machine h login u password p mysql -pX whsec_0123456789abcdefXYZ")
+	f.Add("key: Zx9Qw7Er5Ty3Ui1Op8As6Df4== AKIAIOSFODNN7EXAMPLE,wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
 	f.Fuzz(func(t *testing.T, s string) {
 		once := Redact(s)
 		if Redact(once) != once {
@@ -280,4 +357,13 @@ func asciiLower(s string) string {
 		}
 	}
 	return s
+}
+
+// Text full of what the fallback looks at and must leave: long identifiers, paths, object names.
+func BenchmarkRedactCode(b *testing.B) {
+	s := strings.Repeat("func TestRedactLeavesOrdinaryText(t *testing.T) { key := src/pkg/redact/redact_test.go; commit a0a4684f1c2e3b5d6a7c8e9f0a1b2c3d4e5f6a7b }\n", 10)
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		Redact(s)
+	}
 }
