@@ -257,6 +257,21 @@ if [ -n "$uninstall" ]; then
 	exit 0
 fi
 
+# Every place a binary goes is checked before anything is built or written: a committed link
+# there (to a directory, mv would move the binary into it: outside the project) or a directory is
+# refused, so that a refusal leaves nothing installed. mv -T would rename over a link, but it is
+# GNU's alone.
+for name in $binaries; do
+	for f in "$bin/$name" "$bin/$name.exe"; do
+		if [ -L "$f" ]; then
+			die "$f is a symlink; cairn does not install a binary through one (it could lead out of $target): remove the link and run install.sh again"
+		fi
+		if [ -e "$f" ] && ! [ -f "$f" ]; then
+			die "$f exists and is not a file; remove it and run install.sh again"
+		fi
+	done
+done
+
 build
 if [ -n "$dry" ]; then
 	echo "install into $bin/: $(cd "$tmp" && ls | tr '\n' ' ')"
@@ -282,9 +297,6 @@ for f in "$tmp"/*; do
 	*" ${name%.exe} "*) ;;
 	*) die "the build made $name, which install.sh does not know: add it to \$binaries" ;;
 	esac
-	if [ -d "$bin/$name" ] && [ ! -L "$bin/$name" ]; then
-		die "$bin/$name is a directory; remove it and run install.sh again"
-	fi
 	new=$(mktemp "$bin/.$name.newXXXXXX")
 	cp "$f" "$new"
 	chmod 755 "$new"
