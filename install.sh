@@ -231,6 +231,29 @@ ourlink() {
 	[ -n "$link" ] && [ -L "$link" ] && [ "$(readlink "$link")" = "$bin/cairn" ]
 }
 
+# straylink reports whether $link links to a directory in which an earlier install.sh, whose
+# ln followed that link, left cairn's own link: $link/cairn pointing at $bin/cairn.
+straylink() {
+	[ -n "$link" ] && [ -L "$link" ] && [ -d "$link" ] && [ -L "$link/cairn" ] && [ "$(readlink "$link/cairn")" = "$bin/cairn" ]
+}
+
+# linkplan says what becomes of $link: "ok" (it is cairn's already), "make" (absent, or a link
+# to a file, which ln -sfn replaces), or why it is left as it is: a file that is not a link, or
+# a link to a directory (ln would otherwise create cairn's link inside that directory).
+linkplan() {
+	if [ -z "$link" ]; then
+		echo none
+	elif ourlink; then
+		echo ok
+	elif [ -L "$link" ] && [ -d "$link" ]; then
+		echo dir
+	elif [ -e "$link" ] && ! [ -L "$link" ]; then
+		echo file
+	else
+		echo make
+	fi
+}
+
 if [ -n "$uninstall" ]; then
 	# The cairn that removes the entries is built from this checkout, never the one found in
 	# $bin: a cloned repository can commit a bin/cairn of its own, and running it would run the
@@ -245,6 +268,7 @@ if [ -n "$uninstall" ]; then
 			done
 		done
 		! ourlink || echo "remove $link"
+		! straylink || echo "remove $link/cairn"
 		cairn_run "$cairn" uninstall --dry-run
 		exit 0
 	fi
@@ -271,14 +295,41 @@ if [ -n "$uninstall" ]; then
 		rm -f "$link"
 		echo "removed $link"
 	fi
+	if straylink; then
+		rm -f "$link/cairn"
+		echo "removed $link/cairn (the link an earlier install.sh made through $link)"
+	fi
 	exit 0
 fi
+
+# Every place a binary goes is checked before anything is built or written: a committed link
+# there (to a directory, mv would move the binary into it: outside the project) or a directory is
+# refused, so that a refusal leaves nothing installed. mv -T would rename over a link, but it is
+# GNU's alone.
+for name in $binaries; do
+	for f in "$bin/$name" "$bin/$name.exe"; do
+		if [ -L "$f" ]; then
+			die "$f is a symlink; cairn does not install a binary through one (it could lead out of $target): remove the link and run install.sh again"
+		fi
+		if [ -e "$f" ] && ! [ -f "$f" ]; then
+			die "$f exists and is not a file; remove it and run install.sh again"
+		fi
+	done
+done
+plan=$(linkplan)
+linkwarn() {
+	case $plan in
+	dir) echo "install.sh: warning: $link is a symlink to a directory, not cairn's; left as it is, and no cairn link made in $(dirname "$link")" >&2 ;;
+	file) echo "install.sh: warning: $link exists and is not a symlink; left as it is" >&2 ;;
+	esac
+}
 
 build
 if [ -n "$dry" ]; then
 	echo "install into $bin/: $(cd "$tmp" && ls | tr '\n' ' ')"
 	[ -n "$user" ] || [ -f "$bin/.gitignore" ] || echo "create $bin/.gitignore"
-	[ -z "$link" ] || ourlink || echo "link $link -> $bin/cairn"
+	[ "$plan" != make ] || echo "link $link -> $bin/cairn"
+	linkwarn
 	cairn_run "$tmp/cairn" install --dry-run $allow
 	exit 0
 fi
@@ -299,22 +350,17 @@ for f in "$tmp"/*; do
 	*" ${name%.exe} "*) ;;
 	*) die "the build made $name, which install.sh does not know: add it to \$binaries" ;;
 	esac
-	if [ -d "$bin/$name" ] && [ ! -L "$bin/$name" ]; then
-		die "$bin/$name is a directory; remove it and run install.sh again"
-	fi
 	new=$(mktemp "$bin/.$name.newXXXXXX")
 	cp "$f" "$new"
 	chmod 755 "$new"
 	mv -f "$new" "$bin/$name"
 done
 echo "installed $(cd "$tmp" && ls | tr '\n' ' ')into $bin"
-if [ -n "$link" ]; then
-	if [ -e "$link" ] && ! [ -L "$link" ]; then
-		echo "install.sh: warning: $link exists and is not a symlink; left as it is" >&2
-	else
-		ln -sf "$bin/cairn" "$link"
-		echo "linked $link -> $bin/cairn"
-	fi
+if [ "$plan" = make ]; then
+	# -n: should the link have become one to a directory meanwhile, replace it, never write in it.
+	ln -sfn "$bin/cairn" "$link"
+	echo "linked $link -> $bin/cairn"
 fi
+linkwarn
 cairn_run "$bin/cairn" install $allow
 echo "cairn is installed for $where"

@@ -40,8 +40,8 @@ func TestHooksLinkNoYAML(t *testing.T) {
 	}
 }
 
-// The search index is the CLI's (and the MCP server's): the hooks stay small and fast (SPEC
-// §10), so none links pkg/search.
+// The search index is the CLI's (and the MCP server's): the hooks stay small and fast, and an
+// index is derived data no hook needs, so none links pkg/search.
 func TestHooksLinkNoSearch(t *testing.T) {
 	const search = "github.com/cairn-hooks/cairn/pkg/search"
 	for _, hook := range hooks {
@@ -55,7 +55,8 @@ func TestHooksLinkNoSearch(t *testing.T) {
 }
 
 // The MCP SDK is cairn-mcp's alone: it doubles a binary's size and start-up time, and the hooks
-// and the CLI run as fresh processes (SPEC §8 holds `cairn session resume` to 2× a bare binary).
+// and the CLI run as fresh processes (`cairn session resume` is held to 2× a bare binary:
+// docs/DESIGN.md, Budgets).
 func TestOnlyTheServerLinksMCP(t *testing.T) {
 	const sdk = "github.com/modelcontextprotocol/go-sdk/mcp"
 	for _, b := range append([]string{"cairn"}, hooks...) {
@@ -68,9 +69,9 @@ func TestOnlyTheServerLinksMCP(t *testing.T) {
 	}
 }
 
-// Layering reads downward (issue 10): no library package imports the hooks' runner (pkg/hookio)
-// or anything under hooks/; the file layer (safefile) knows nothing of the project's domain
-// (project); the session store (registry) renders no text for the model (brief).
+// Layering reads downward (docs/DESIGN.md, The parts): no library package imports the hooks'
+// runner (pkg/hookio) or anything under hooks/; the file layer (safefile) knows nothing of the
+// project's domain (project); the session store (registry) renders no text for the model (brief).
 func TestLayering(t *testing.T) {
 	const mod = "github.com/cairn-hooks/cairn/"
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "../pkg/...").Output()
@@ -103,7 +104,7 @@ func TestLayering(t *testing.T) {
 	}
 }
 
-// The top level is the design card (issue 20): the binaries (hooks), the libraries (pkg), the
+// The top level is the design card: the binaries (hooks), the libraries (pkg), the
 // tools (scripts), every test of the built binaries (testscripts), the installer, the module and
 // the documents. A new kind of thing finds its room under one of these, never beside them.
 var topLevel = []string{

@@ -11,9 +11,10 @@ import (
 	"testing"
 )
 
-// One owner per file cairn keeps (issue 20): only the package that owns a file builds its name,
-// so a reader finds every read and write of it in one place and a handle is the only way in.
-// Each rule names a file, how a string literal names it, and the one package allowed to.
+// One owner per file cairn keeps (docs/DESIGN.md, One world, one handle per file): only the
+// package that owns a file builds its name, so a reader finds every read and write of it in one
+// place and a handle is the only way in. Each rule names a file, how a string literal names it,
+// and the one package allowed to.
 var owners = []struct {
 	file  string
 	names func(lit string) bool

@@ -120,6 +120,7 @@ var commands = map[string]func(ts *testscript.TestScript, neg bool, args []strin
 	"stallstdin": cmdStallStdin,
 	"linecount":  cmdLineCount,
 	"nooutside":  cmdNoOutside,
+	"noleak":     cmdNoLeak,
 	"ctxlen":     cmdCtxLen,
 
 	// Parked items (pkg/parking): see the block "Parked items" at the end of this file.
@@ -342,6 +343,56 @@ func cmdNoOutside(ts *testscript.TestScript, neg bool, args []string) {
 	})
 }
 
+// noleak LEAKS PATH… fails if a file at or under a PATH holds a line of the file LEAKS, in any
+// case (a checkpoint's file name is a lowercased slug of its title). Every PATH must exist, so a
+// mistyped one cannot pass; stdout and stderr are the last command's; .git is skipped.
+func cmdNoLeak(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: noleak LEAKS PATH…")
+	}
+	var leaks []string
+	for _, l := range strings.Split(ts.ReadFile(args[0]), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			leaks = append(leaks, strings.ToLower(l))
+		}
+	}
+	check := func(name, text string) {
+		text = strings.ToLower(text)
+		for _, l := range leaks {
+			if strings.Contains(text, l) {
+				ts.Fatalf("%s holds %q", name, l)
+			}
+		}
+	}
+	for _, a := range args[1:] {
+		if a == "stdout" || a == "stderr" {
+			check(a, ts.ReadFile(a))
+			continue
+		}
+		root := ts.MkAbs(a)
+		if _, err := os.Lstat(root); err != nil {
+			ts.Fatalf("noleak: %v", err)
+		}
+		ts.Check(filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() && d.Name() == ".git" {
+				return filepath.SkipDir
+			}
+			check(p, p) // the name too: checkpoints are named after their titles
+			if d.Type().IsRegular() {
+				data, err := os.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				check(p, string(data))
+			}
+			return nil
+		}))
+	}
+}
+
 // ---- Parked items (pkg/parking) ----
 //
 // Scripts cannot set the binaries' clock, so they move the data instead: dates are computed
@@ -380,8 +431,9 @@ func cmdParkItem(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // projslugs sets SLUG and LSLUG to the names of $PROJ's directory under $CLAUDE_CONFIG_DIR/projects:
-// Claude Code's spelling (every character but [A-Za-z0-9] becomes '-') and seed 000's ('/' and
-// '.' become '-', the leading dash dropped). Computed here independently of package project.
+// Claude Code's spelling (every character but [A-Za-z0-9] becomes '-') and the legacy one of the
+// original /session workflow ('/' and '.' become '-', the leading dash dropped). Computed here
+// independently of package project.
 func cmdProjSlugs(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 0 {
 		ts.Fatalf("usage: projslugs")

@@ -15,11 +15,10 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/skills"
 )
 
-// Every command line the skills tell Claude to run works when each piece of user text starts
-// with "-" (issue 12: "--force push fix" used to exit 2, and the skills told Claude to run it
-// again). The command lines are taken from the rendered skills themselves, their placeholders
-// filled with such text, and run through sh as the Bash tool runs them, in a real git project
-// on a fake HOME.
+// Every command line the skills tell Claude to run works when each piece of user text starts with
+// "-" ("--force push fix" used to exit 2, and the skills told Claude to run it again). The
+// command lines are taken from the rendered skills themselves, their placeholders filled with
+// such text, and run through sh as the Bash tool runs them, in a real git project on a fake HOME.
 func TestSkillCommandsTakeTextStartingWithDash(t *testing.T) {
 	cairn := filepath.Join(binDir, "cairn")
 	var lines []string

@@ -316,7 +316,11 @@ func TestConformance(testingT *testing.T) {
 		`{"jsonrpc":"2.0","id":94,"method":"ping","params":{"x":` + strings.Repeat("[", 1000) + strings.Repeat("]", 1000) + `}}`,
 		// A fractional id would be answered rounded.
 		`{"jsonrpc":"2.0","id":2.5,"method":"ping"}`,
+		// A null id: MCP forbids it, and the SDK answered nothing.
+		`{"jsonrpc":"2.0","id":null,"method":"tools/list"}`,
 	}
+	// What the replies must say, by line, where it is more than "an error".
+	says := map[int]string{8: "too long (more than 4 MiB)", 11: `"id" must not be null`}
 	for _, l := range bad {
 		c.send(l)
 	}
@@ -330,6 +334,8 @@ func TestConformance(testingT *testing.T) {
 		}
 		if err := json.Unmarshal([]byte(l), &m); err != nil || m.Error == nil || m.Error.Code > -32000 || m.Error.Code < -32700 {
 			t.Errorf("reply %d to a malformed line: %s", i, l)
+		} else if want := says[i]; want != "" && !strings.Contains(m.Error.Message, want) {
+			t.Errorf("reply %d to a malformed line: %s, want it to say %s", i, l, want)
 		}
 	}
 	// A response to nothing the server asked, with no id, is dropped: no answer, and the

@@ -4,7 +4,7 @@
 //
 // It is a binary of its own so that the CLI does not link the SDK, which nearly doubles the CLI's
 // size and adds to the start of every command (docs/BENCHMARKS.md), and `cairn session resume`
-// has a budget of 2× a bare Go binary (SPEC §8).
+// has a budget of 2× a bare Go binary (docs/DESIGN.md, Budgets).
 package main
 
 import (

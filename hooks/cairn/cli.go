@@ -45,8 +45,8 @@ func (c *CLI) Project() (*project.Project, error) {
 		}
 		if c.Env.Get("CLAUDE_PROJECT_DIR") == "" {
 			if _, ok := project.GitTop(root); !ok {
-				// Seed 002 falls back to the working directory in silence; a run, a parked item
-				// or a checkpoint then lands in whatever directory the command ran in.
+				// Outside git the working directory is the only guess left, and a run, a parked
+				// item or a checkpoint then lands wherever the command ran: say so.
 				c.Warn("%s is not in a git repository: cairn takes it as the project; run cairn in the project's repository, or set CLAUDE_PROJECT_DIR", root)
 			}
 		}

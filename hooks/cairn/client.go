@@ -24,11 +24,11 @@ import (
 type clientVersion [3]int
 
 // execFormSince is the first Claude Code release whose hook handlers take "args" and spawn
-// "command" directly, with no shell (exec form; reference §2.5). Older releases run every
-// command through /bin/sh and drop "args" without a word, so an exec-form entry whose path
-// needs quoting (a space, a quote, "$", a non-ASCII letter) cannot start there; a quoted
-// shell-form command works on every release, but a quoted command with "args" fails with ENOENT
-// on the newer ones (testscripts/e2e/FINDINGS.md §k).
+// "command" directly, with no shell (exec form; docs/DESIGN.md, Facts about Claude Code).
+// Older releases run every command through /bin/sh and drop "args" without a word, so an
+// exec-form entry whose path needs quoting (a space, a quote, "$", a non-ASCII letter) cannot
+// start there; a quoted shell-form command works on every release, but a quoted command with
+// "args" fails with ENOENT on the newer ones (testscripts/e2e/FINDINGS.md §k).
 // So the form is chosen by the version.
 var execFormSince = clientVersion{2, 1, 139}
 
@@ -153,7 +153,7 @@ func installClient(ctx context.Context, c *CLI, flagValue string) (client, error
 
 // doctorClient is the client doctor judges the wiring for: $CAIRN_CLAUDE_VERSION, else the
 // version recorded in the files of the claude on PATH, read without running it (doctor executes
-// nothing: SPEC §10). Unknown when neither says.
+// nothing: docs/DESIGN.md, Invariants). Unknown when neither says.
 func doctorClient(env project.Env) client {
 	if cl, ok, err := versionOf("", env); ok && err == nil {
 		return cl

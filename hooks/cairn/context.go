@@ -33,7 +33,8 @@ func init() {
 		"show the newest saved context of any branch, or the one whose name contains fragment (a checkpoint id from cairn search), or number N of cairn context list --all; another item's id from cairn search shows that item", contextRestore})
 }
 
-// The seed's rules and sentences (seed 002).
+// The rules and sentences of the original /context-save and /context-restore workflow, kept as
+// users know them (docs/DESIGN.md, What cairn is for).
 const (
 	ruleLine        = "════════════════════════════════════════"
 	noContexts      = "No saved contexts yet. Run /context-save to save your current working state."
@@ -59,8 +60,8 @@ func validStatus(s string) bool {
 }
 
 // contextBranch is the branch checkpoints are saved on and listed for: "" outside a git
-// repository, where seed 002 would record "main" (`git branch --show-current || echo main`), a
-// branch that does not exist; a detached HEAD is its short commit id (project.Branch).
+// repository, where the original /context-save workflow would record "main"
+// (`git branch --show-current || echo main`), a branch that does not exist; a detached HEAD is its short commit id (project.Branch).
 func contextBranch(p *project.Project) string { return p.Branch() }
 
 // branchText is a branch for the CLI's blocks: "(none: not a git repository)" for "".
@@ -71,7 +72,8 @@ func branchText(b string) string {
 	return b
 }
 
-// contextSession is the session the CLI serves (SPEC §7), or "".
+// contextSession is the session the CLI serves ($CLAUDE_CODE_SESSION_ID, else the registry's most
+// recently active session), or "".
 func contextSession(c *CLI, p *project.Project) (registry.Registry, string) {
 	reg := registry.New(p.Files, p.Root)
 	sid, _ := reg.Current(c.Env.Get("CLAUDE_CODE_SESSION_ID"))
@@ -79,7 +81,7 @@ func contextSession(c *CLI, p *project.Project) (registry.Registry, string) {
 }
 
 func contextSave(ctx context.Context, c *CLI, args []string) error {
-	// Seed 002's /context-save takes "list [--all]" too: the listing's flags are the listing's.
+	// The original /context-save takes "list [--all]" too: the listing's flags are the listing's.
 	if len(args) > 0 && args[0] == "list" {
 		return contextList(ctx, c, args[1:])
 	}
@@ -297,8 +299,9 @@ func contextList(ctx context.Context, c *CLI, args []string) error {
 		}
 		return 1
 	})
-	// Seed 002's table, with a Kind column: saved (yours), auto (one per compaction) or
-	// handoff (one per session that did work), so that the automatic ones bury nothing.
+	// The original /context-save list's table, with a Kind column: saved (yours), auto (one per
+	// compaction) or handoff (one per session that did work), so that the automatic ones bury
+	// nothing.
 	cols := []string{"#", "Date", "Title", "Kind"}
 	widths := []int{1, 10, 23, 7}
 	if *all {
@@ -434,8 +437,9 @@ func contextRestore(ctx context.Context, c *CLI, args []string) error {
 	}
 	fmt.Fprintf(w, "Status:      %s\n", status)
 	fmt.Fprintf(w, "Kind:        %s\n%s\n", kindText(cp.Kind), ruleLine)
-	// Seed 002's block shows Summary, Remaining Work and Notes; the decisions, which save asks
-	// for so that they are not relitigated, come too, in the file's order.
+	// The original /context-restore block showed Summary, Remaining Work and Notes; the
+	// decisions, which save asks for so that they are not relitigated, come too, in the file's
+	// order (docs/CHECKPOINTS.md).
 	for _, s := range []struct{ heading, text string }{
 		{"Summary", cp.Summary}, {"Decisions Made", cp.Decisions}, {"Remaining Work", cp.Remaining}, {"Notes", cp.Notes},
 	} {

@@ -44,8 +44,8 @@ const (
 	// transcriptMaxBytes: each transcript is read from its end. A hook run is one short line, so
 	// the last 32 MiB hold far more runs than a median needs, even in a transcript of gigabytes.
 	transcriptMaxBytes = 32 << 20
-	// sessionEndBudgetMs is SPEC §3's bound for a SessionEnd run ("well under 500 ms"): Claude
-	// Code cancels SessionEnd hooks after 1.5 s unless a timeout raises that.
+	// sessionEndBudgetMs is the bound for a SessionEnd run in the worst state (docs/DESIGN.md,
+	// Budgets): Claude Code cancels SessionEnd hooks after 1.5 s unless a timeout raises that.
 	sessionEndBudgetMs = 500
 )
 
@@ -214,7 +214,8 @@ func installedVersion(path, name string) (string, error) {
 }
 
 // settingsFiles are the settings files whose hooks Claude Code merges for this project, from the
-// lowest precedence to the highest (reference §3.3); managed settings are not cairn's to check.
+// lowest precedence to the highest, their hooks merged (docs/DESIGN.md, Facts about Claude Code);
+// managed settings are not cairn's to check.
 func (d *doctor) settingsFiles() []string {
 	var out []string
 	if d.config != "" {
@@ -305,7 +306,7 @@ func (d *doctor) checkHooks() (cli string) {
 			continue
 		case len(fromPlugins) > 0 && len(here) > 0:
 			// A plugin's hooks and a settings file's are not deduplicated: both run
-			// (reference §2.5; testscripts/e2e/FINDINGS.md §l). Keep the plugin, which carries the MCP server and
+			// (testscripts/e2e/FINDINGS.md §l). Keep the plugin, which carries the MCP server and
 			// updates with claude plugin update: the settings entries go.
 			var where []string
 			for _, w := range here {
@@ -418,7 +419,7 @@ func (d *doctor) checkPluginHook(check string, spec hookSpec, p cairnPlugin) (cl
 }
 
 // checkSkills checks that each skill Claude Code will use is cairn's and current: the personal
-// skill wins over the project's (reference §3.6).
+// skill wins over the project's of the same name (docs/DESIGN.md, Facts about Claude Code).
 func (d *doctor) checkSkills(cli string) {
 	var dirs []string
 	if d.config != "" {

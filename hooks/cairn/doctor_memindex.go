@@ -15,7 +15,8 @@ import (
 
 // checkMemoryIndex looks, in Claude Code's MEMORY.md index of each memory directory of the
 // project, for pointers to session-open-*.md files that are gone: archived or expired by a
-// cairn that did not yet remove pointers, or deleted by hand or by seed 000's shell snippets.
+// cairn that did not yet remove pointers, or deleted by hand or by the shell snippets of the
+// original /session workflow.
 // Claude Code loads the index into every session, and a pointer to nothing sends Claude looking
 // for it. Other dangling pointers are Claude Code's business and are not reported. With --fix
 // they are removed (under the lock, atomically, confined to the memory directory); with

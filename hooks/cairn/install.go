@@ -40,8 +40,9 @@ type hookSpec struct {
 }
 
 // hookSpecs are cairn's hooks, each registered once with an empty matcher: the binaries gate
-// themselves (SPEC §9). A timeout only bounds a stall — every hook finishes far inside it — and a
-// timed-out hook's output is discarded, so each is set to what a stall may cost the user.
+// themselves (a matcher is not to be relied on: docs/DESIGN.md, Facts about Claude Code). A
+// timeout only bounds a stall — every hook finishes far inside it — and a timed-out hook's
+// output is discarded, so each is set to what a stall may cost the user.
 var hookSpecs = []hookSpec{
 	// Startup work is small, but after a compaction it re-injects the whiteboard; 10 s stops a
 	// stall without ever cutting a healthy run.
@@ -55,7 +56,7 @@ var hookSpecs = []hookSpec{
 	// PreCompact would, hence the same bound. Its output is discarded or shown to the user.
 	{"PostCompact", "postcompact", 30},
 	// All SessionEnd hooks share a 1.5 s budget unless a settings-file timeout raises it (to the
-	// largest, at most 60 s): 5 s lets the TTL clean-up finish (reference §2.4).
+	// largest, at most 60 s): 5 s lets the TTL clean-up finish.
 	{"SessionEnd", "sessionend", 5},
 }
 
@@ -72,7 +73,7 @@ func hookNames() []string {
 func exe() string { return exeSuffix(runtime.GOOS) }
 
 // exeSuffix is the suffix of executables on goos: Windows finds a program by its ".exe", and
-// Claude Code's exec form needs a real .exe there (reference §2.5).
+// Claude Code's exec form needs a real .exe there (docs/DESIGN.md, Facts about Claude Code).
 func exeSuffix(goos string) string {
 	if goos == "windows" {
 		return ".exe"
@@ -82,11 +83,11 @@ func exeSuffix(goos string) string {
 
 // hookCommand is the path of a hook binary as a hook handler's "command" names it on goos: bin
 // (absolute) and the binary's file name, with forward slashes, which Claude Code spawns
-// directly in exec form on every platform (reference §6 #7: Git Bash eats backslashes). It
-// takes goos rather than reading runtime.GOOS so that Windows paths are tested on any machine:
-// a Windows bin directory ("C:\Users\me\cairn\bin", "\\host\share\bin") is spelt with
-// "/" however the host's filepath would spell it, and is not cleaned, which would turn a UNC
-// share's leading "//" into "/".
+// directly in exec form on every platform (Git Bash, which runs shell form on Windows, eats
+// backslashes: docs/DESIGN.md, Facts about Claude Code). It takes goos rather than reading
+// runtime.GOOS so that Windows paths are tested on any machine: a Windows bin directory
+// ("C:\Users\me\cairn\bin", "\\host\share\bin") is spelt with "/" however the host's filepath
+// would spell it, and is not cleaned, which would turn a UNC share's leading "//" into "/".
 func hookCommand(goos, bin, binary string) string {
 	if goos == "windows" {
 		bin = strings.ReplaceAll(bin, `\`, "/")
@@ -401,10 +402,11 @@ func runInstall(ctx context.Context, c *CLI, args []string) error {
 	if err != nil {
 		return err
 	}
-	// The install-time self-test (reference §6 #14): a hook that cannot start is a silent no-op
-	// in Claude Code, so every binary must be there, run, and be this version before anything is
-	// wired. A dry run may plan for a bin directory not filled yet (install.sh --dry-run builds
-	// elsewhere): the binaries beside this cairn, which would be installed there, are tested.
+	// The install-time self-test: a hook that cannot start is a silent no-op in Claude Code
+	// (docs/DESIGN.md, Facts about Claude Code), so every binary must be there, run, and be this
+	// version before anything is wired. A dry run may plan for a bin directory not filled yet
+	// (install.sh --dry-run builds elsewhere): the binaries beside this cairn, which would be
+	// installed there, are tested.
 	tested := bin
 	if f.dryRun && !fileExists(filepath.Join(bin, settings.CLIName+exe())) {
 		self, err := installFlags{}.binDir(c)

@@ -97,7 +97,8 @@ func marketplaceManifest(ver string) any {
 // pluginHooks is hooks/hooks.json for goos: every row of hookSpecs, in exec form, run from the
 // plugin's bin/ (a real .exe on Windows), under an empty matcher, in the table's order. Timeouts
 // are those of a settings install; note that a plugin's SessionEnd timeout does not raise Claude
-// Code's 1.5 s SessionEnd budget (reference §2.4), which cairn's SessionEnd stays well inside.
+// Code's 1.5 s SessionEnd budget (a settings file's does: docs/DESIGN.md, Facts about Claude Code),
+// which cairn's SessionEnd stays well inside.
 func pluginHooks(goos string) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString(`{"description":"cairn's hooks: each binary gates itself on source and trigger","hooks":{`)

@@ -24,7 +24,8 @@ func init() {
 	register("session", "summary", command{"", "digest of the session: completed tasks, parked items, archived items, commits", sessionSummary})
 }
 
-// summaryWindow is how far back the summary looks when the session's start is unknown (seed 000).
+// summaryWindow is how far back the summary looks when the session's start is unknown, as the
+// original /session summary did (docs/DESIGN.md, What cairn is for).
 const summaryWindow = 8 * time.Hour
 
 // gitTimeout bounds each git process the summary runs.
@@ -61,7 +62,7 @@ func sessionPark(ctx context.Context, c *CLI, args []string) error {
 	if err != nil {
 		return err
 	}
-	// The detail is required: seed 003's entry forms have two parts ("Deferred: <idea>. Context:
+	// The detail is required: the three entry forms have two parts ("Deferred: <idea>. Context:
 	// <why>."), and a bullet without its second part reads as a half-written one.
 	usage := usageOf("session", "park")
 	if err := argsUsage("session", "park", pos, "<question|deferred|side>", "<idea>", "<detail>"); err != nil {
@@ -114,7 +115,8 @@ func sessionResume(ctx context.Context, c *CLI, args []string) error {
 	if err != nil {
 		return err
 	}
-	// Expired items go first, silently (seed 000); failing to delete them does not hide the list.
+	// Expired items go first, silently, as /session resume always did; failing to delete them
+	// does not hide the list.
 	if _, err := s.Expire(); err != nil {
 		if err = c.warnIndex(err); err != nil {
 			c.Warn("expiring old parked items: %v", err)
@@ -182,7 +184,7 @@ func sessionSummary(ctx context.Context, c *CLI, args []string) error {
 	}
 	now := p.Now()
 	d := digest.Digest{Today: now}
-	// The session served (SPEC §7) and its real start from the registry; unknown → the last 8 hours.
+	// The session served and its real start from the registry; unknown → the last 8 hours.
 	reg, id, err := registryFor(c)
 	if err != nil {
 		return err
@@ -203,8 +205,8 @@ func sessionSummary(ctx context.Context, c *CLI, args []string) error {
 	if d.Parked, err = s.List(); err != nil {
 		return err
 	}
-	// Archived today, as seeds 000 and 003 filter it (not since the session started: an archive
-	// made earlier today, before this session, belongs to today's digest too).
+	// Archived today, as the original /session summary filters it (not since the session
+	// started: an archive made earlier today, before this session, belongs to today's digest too).
 	today := now.Format(parking.DateLayout)
 	todays, err := parking.ReadAudit(root, func(e parking.AuditEntry) bool {
 		return parking.IsRemoval(e.Action) && e.Time().In(now.Location()).Format(parking.DateLayout) == today

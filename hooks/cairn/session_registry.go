@@ -28,7 +28,7 @@ func init() {
 // recentWithoutSession is how many broadcasts the inbox shows to a reader outside any session.
 const recentWithoutSession = 10
 
-// registryFor opens the project's registry and names the session the CLI serves (SPEC §7):
+// registryFor opens the project's registry and names the session the CLI serves:
 // $CLAUDE_CODE_SESSION_ID, else the most recently active session, else "".
 func registryFor(c *CLI) (registry.Registry, string, error) {
 	p, err := c.Project()
@@ -96,7 +96,8 @@ func sessionListCmd(ctx context.Context, c *CLI, args []string) error {
 	return nil
 }
 
-// minutesAgo is seed 002's session list time: "just now", "2 min ago", "3 h ago", "2 d ago".
+// minutesAgo is the session list's time, as the original /session list shows it: "just now",
+// "2 min ago", "3 h ago", "2 d ago".
 func minutesAgo(now, t time.Time) string {
 	d := now.Sub(t)
 	switch {
@@ -110,8 +111,8 @@ func minutesAgo(now, t time.Time) string {
 	return fmt.Sprintf("%d d ago", int(d/(24*time.Hour)))
 }
 
-// markdownTable writes seed 002's session table: cells padded to their column, dashes under
-// the header.
+// markdownTable writes the session list's table as users know it: cells padded to their
+// column, dashes under the header.
 func markdownTable(w io.Writer, header []string, rows [][]string) {
 	widths := make([]int, len(header))
 	for i, h := range header {
@@ -189,7 +190,7 @@ func sessionInboxCmd(ctx context.Context, c *CLI, args []string) error {
 	} else {
 		fmt.Fprint(c.Stdout, "📬 Session Inbox\n\n")
 	}
-	// The seed's inbox table is not padded: messages vary too much in length.
+	// The inbox table is not padded, as users know it: messages vary too much in length.
 	fmt.Fprintln(c.Stdout, "| From | Time | Message |")
 	fmt.Fprintln(c.Stdout, "|------|------|---------|")
 	for _, m := range msgs {

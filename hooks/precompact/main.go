@@ -1,8 +1,9 @@
 // Command precompact is cairn's PreCompact hook. Claude Code runs it before every compaction,
 // manual (/compact) or automatic — sometimes more than once for one compaction, and sometimes
-// not at all (sessionstart repairs that case; reference §6). It writes what the session after the compaction
-// will need, from the run state, Claude Code's task files and the transcript; compaction.Record
-// is the one function to read to follow a payload to the files it writes:
+// not at all (sessionstart repairs that case; docs/DESIGN.md, Facts about Claude Code). It
+// writes what the session after the compaction will need, from the run state, Claude Code's
+// task files and the transcript; compaction.Record is the one function to read to follow a
+// payload to the files it writes:
 //
 //  1. the snapshot block of the active run's MEMORY.md (only with an active run);
 //  2. the snapshot section of .claude/state/session-context.md (its parked items untouched);

@@ -87,8 +87,8 @@ func benchProject(b *testing.B, size, longLine int64) (root, path string) {
 // BenchmarkRun is the hook's work after process start (hookio.Main included), on a project
 // with 10 parked items and a 64 MiB transcript: a plain answer (the transcript is not read), a
 // new request after Claude's question and a deferral (the transcript's end is read, the guard is
-// reached, nothing is written). The whole-process comparison with the bare-Go floor is in the
-// notes of issue 4; this is its in-process part.
+// reached, nothing is written). The whole-process comparison with the bare-Go floor is
+// scripts/bench's (docs/BENCHMARKS.md); this is its in-process part.
 func BenchmarkRun(b *testing.B) {
 	root, path := benchProject(b, 64<<20, 0)
 	env := project.Env{"CLAUDE_CONFIG_DIR": filepath.Join(root, "config")}

@@ -21,7 +21,8 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/redact"
 )
 
-// The rules (seed 003's behavioural rule, made deterministic):
+// The rules (the original /session workflow's behavioural rule, made deterministic:
+// docs/PARKING.md, Automatic parking):
 //
 //   - Rule (a), deferral: the prompt holds a deferral phrase that defers (FindDeferral) → park
 //     "Deferred: <idea>. Context: <why>".
@@ -194,8 +195,8 @@ var CommonWords = []string{
 	"then", "than", "them", "some", "like", "need", "make",
 }
 
-// Bounds on what the rules read and copy, so that a pasted prompt of megabytes costs no more
-// than a short one (SPEC §8: 16 MiB peak memory for any input).
+// Bounds on what the rules read and copy, so that a pasted prompt of megabytes costs no more than
+// a short one (16 MiB peak memory for any input: docs/DESIGN.md, Budgets).
 const (
 	maxIdea     = 120      // the idea or the prompt's first sentence
 	maxQuestion = 200      // the question Claude asked
@@ -981,8 +982,8 @@ type Outcome struct {
 // calling lastReply (which reads the transcript) or store; with the parking lot surely full
 // (MaxOpen fresh bullets, counted once) a deferral is refused before lastReply is called, and any
 // other item before the store's locked write; s.Park's own refusal of an 11th item, counting the
-// legacy files too, is the guard's last word (SPEC §3: with 10 or more open nothing is parked and
-// Claude is told to show the list).
+// legacy files too, is the guard's last word (with 10 or more open nothing is parked and Claude
+// is told to show the list: docs/PARKING.md, Ages, stale, expiry, the guard).
 func Run(prompt string, store func() Store, lastReply func() string) (Outcome, error) {
 	p := Read(prompt)
 	if !p.MayPark() {

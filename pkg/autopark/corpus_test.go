@@ -9,9 +9,10 @@ import (
 )
 
 // The corpus (testdata/corpus.tsv) is a few hundred prompts labelled by hand with what automatic
-// parking should do. TestCorpus measures the rules on it and holds them to the goals of issue
-// 12: an ordinary prompt never parks, and most deferrals do. `go test ./pkg/autopark -run
-// Corpus -v` prints the tables that docs/PARKING.md shows, and every case the rules get wrong.
+// parking should do. TestCorpus measures the rules on it and holds them to their goals
+// (docs/PARKING.md, Measured on the corpus): an ordinary prompt never parks, and most deferrals
+// do. `go test ./pkg/autopark -run Corpus -v` prints the tables that docs/PARKING.md shows, and
+// every case the rules get wrong.
 
 const corpusFile = "testdata/corpus.tsv"
 

@@ -18,9 +18,9 @@ import (
 	"strings"
 )
 
-// MaxContext is the most cairn injects in one hook output. Claude Code moves anything over
-// 10,000 characters to a file and hands Claude a preview (reference §2.1); cairn stays under it
-// with a margin and announces its own cuts instead.
+// MaxContext is the most cairn injects in one hook output. Claude Code moves anything over 10,000
+// characters to a file and hands Claude a preview (docs/DESIGN.md, Facts about Claude Code);
+// cairn stays under it with a margin and announces its own cuts instead.
 const MaxContext = 9500
 
 // Budget holds parts in priority order until Max characters (counted as Claude Code counts them,

@@ -73,7 +73,7 @@ func DeliveryLine(m registry.Message, now time.Time) string {
 	return fmt.Sprintf("[%s, %s] %s", registry.ShortID(plain.Line(m.From, 0)), Ago(now, m.Time), plain.Line(m.Msg, 0))
 }
 
-// Ago is seed 002's inbox time: "just now", "5m ago", "3h ago", "2d ago".
+// Ago is the inbox's time, as users know it: "just now", "5m ago", "3h ago", "2d ago".
 func Ago(now, t time.Time) string {
 	if t.IsZero() {
 		return "unknown time"

@@ -8,8 +8,8 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/plain"
 )
 
-// Budgets of the hand-back (SPEC §10): after a compaction it adds to Claude Code's summary only
-// what summaries tend to lose; at startup it is a pointer, not the hand-off itself.
+// Budgets of the hand-back (docs/DESIGN.md, Budgets): after a compaction it adds to Claude Code's
+// summary only what summaries tend to lose; at startup it is a pointer, not the hand-off itself.
 const (
 	MaxAfterCompaction = 1500
 	MaxPointer         = 600
@@ -28,7 +28,7 @@ type Compacted struct {
 	Checkpoint string   // relative to the root
 	Files      []string // edited before the compaction, exact paths, most recent first
 	Tasks      []string // the open tasks as the checkpoint lists them, ids included
-	Parked     int      // open parked items: a count, never their text (seed 003)
+	Parked     int      // open parked items: a count, never their text (never surfaced unasked)
 }
 
 // AfterCompaction is the hand-back after a compaction, at most MaxAfterCompaction characters:

@@ -19,8 +19,8 @@ func Parked(it parking.Item) string {
 		it.Slug, what, it.Slug)
 }
 
-// Refused is the pollution guard's one line (seed 000: surface the list, ask to archive): n items
-// are parked already, so nothing more is. foreign says that none of them was parked on this
+// Refused is the pollution guard's one line (surface the list, ask to archive: docs/PARKING.md):
+// n items are parked already, so nothing more is. foreign says that none of them was parked on this
 // machine — the file came with the repository — and then Claude is not asked to show a list that
 // is not the user's.
 func Refused(n int, foreign bool) string {

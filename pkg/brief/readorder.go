@@ -10,7 +10,7 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
 
-// restoreProtocol is seed 001's restore protocol in two sentences.
+// restoreProtocol is the original whiteboard's restore protocol in two sentences.
 const restoreProtocol = "The conversation was just compacted and its summary is lossy: before acting, re-read the files above in that order, then the in-progress files the whiteboard names. " +
 	"Do not resume implementation from the summary alone; the files on disk are the truth."
 
@@ -21,7 +21,7 @@ const (
 	maxRules      = 64
 )
 
-// ReadOrder is what SessionStart hands Claude with run r active: seed 001's read order —
+// ReadOrder is what SessionStart hands Claude with run r active: the whiteboard's read order —
 // AGENTS.md and the rules under .agents/rules/, the run's MEMORY.md and state.json, the lessons
 // learned — naming only files that exist; after a compaction (compact) also the restore
 // protocol, the newest checkpoint (newest, relative to root; "" when none) and the whiteboard

@@ -14,7 +14,7 @@ import (
 )
 
 // Bounds on what an automatic checkpoint copies, so that a huge task list or a pasted prompt
-// cannot make one large (SPEC §6 "Bounded").
+// cannot make one large (docs/DESIGN.md, Invariants: "Bounded").
 const (
 	maxAutoTasks   = 50
 	maxAutoPrompts = 5

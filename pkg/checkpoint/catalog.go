@@ -35,10 +35,10 @@ import (
 // checkpoints themselves are synced.
 const IndexFile = ".claude/state/checkpoint-events.json"
 
-// Retention of automatic and hand-off checkpoints (SPEC §10): per branch and kind the newest
-// RetainPerBranch are kept, nothing older than RetainDays days, and no more than maxCatalog in
-// all. Saved checkpoints are never pruned. A project that compacts ten times a day on one branch
-// thus keeps three days of automatic checkpoints and a month of hand-offs.
+// Retention of automatic and hand-off checkpoints (README.md, Hand-back): per branch and kind the
+// newest RetainPerBranch are kept, nothing older than RetainDays days, and no more than
+// maxCatalog in all. Saved checkpoints are never pruned. A project that compacts ten times a day
+// on one branch thus keeps three days of automatic checkpoints and a month of hand-offs.
 const (
 	RetainPerBranch = 30
 	RetainDays      = 30

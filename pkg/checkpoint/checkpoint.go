@@ -1,5 +1,5 @@
-// Package checkpoint reads and writes saved working contexts (seed 002's /context-save and
-// /context-restore): one markdown file per save under
+// Package checkpoint reads and writes saved working contexts (/context-save and /context-restore:
+// docs/DESIGN.md, What cairn is for): one markdown file per save under
 // memory/projects/<basename(root)>/checkpoints/, named YYYYMMDD-HHMMSS-<title>.md, with a YAML
 // frontmatter (status, branch, timestamp, session_duration_s, files_modified) and four sections.
 //
@@ -16,6 +16,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -31,7 +32,8 @@ const (
 	StatusAuto       = "auto" // written by the PreCompact hook, not by a person
 )
 
-// Kinds of checkpoint, told apart by the frontmatter's kind: field (SPEC §10).
+// Kinds of checkpoint, told apart by the frontmatter's kind: field (docs/DESIGN.md, Where state
+// lives).
 const (
 	KindSaved   = "saved"   // by the user, with cairn context save (/context-save); never pruned
 	KindAuto    = "auto"    // by PreCompact and PostCompact, one per compaction
@@ -51,7 +53,7 @@ func KindOf(kind, status string) string {
 	return KindSaved
 }
 
-// maxTitle is seed 002's `cut -c1-60` on the sanitised title.
+// maxTitle is the original workflow's `cut -c1-60` on the sanitised title.
 const maxTitle = 60
 
 // maxDisplayTitle bounds the title as written in the "## Working on:" heading.
@@ -61,27 +63,50 @@ const maxDisplayTitle = 200
 // checkpoint megabytes long. The count beyond it is reported by Save's caller, not recorded.
 const maxFiles = 200
 
-// Untitled is the title of a checkpoint saved without one (SPEC §2).
+// Untitled is the title of a checkpoint saved without one, or whose title sanitises to nothing.
 const Untitled = "untitled"
 
-// timestampLayout is ISO-8601 with a numeric offset, as seed 002 writes it
+// timestampLayout is ISO-8601 with a numeric offset, as the original workflow writes it
 // (2026-04-18T14:30:00-07:00); Go's RFC3339 would write "Z" for UTC.
 const timestampLayout = "2006-01-02T15:04:05-07:00"
 
-// nameLayout is the filename prefix: seed 002's `date +%Y%m%d-%H%M%S`, local time.
+// nameLayout is the filename prefix: the original workflow's `date +%Y%m%d-%H%M%S`, local time.
 const nameLayout = "20060102-150405"
 
-// Dir returns the checkpoint directory of the project at root.
+// Dir returns the checkpoint directory of the project at root: memory/projects/<name>/checkpoints,
+// where name is the base name of the checkout's real path, so that the same checkout reached
+// through a symlink (or a renamed link to it) sees the same history. Checkpoints saved before,
+// under the base name of the path as given, keep working where they are: when that directory
+// exists it is the one.
 func Dir(root string) string {
-	return filepath.Join(root, "memory", "projects", filepath.Base(root), "checkpoints")
+	return filepath.Join(root, "memory", "projects", projectName(root), "checkpoints")
 }
 
-// SanitizeTitle turns a title into the part of a checkpoint filename after the timestamp, as
-// SPEC §2 and seed 002's pipeline do: A-Z are lowercased, every whitespace character becomes '-'
-// and runs of '-' are squeezed to one (seed 002's `tr -s ' \t' '-'`, which also squeezes dashes
-// that were already there), then everything but a-z, 0-9, '.' and '-' is dropped and the result
-// is cut to 60 bytes. An empty result is "untitled". Seed 002 treats only space and tab as
-// whitespace; SPEC says whitespace, so newlines and other Unicode spaces count too.
+// projectNames memoises projectName: Dir is asked often, and the answer does not change while a
+// process runs.
+var projectNames sync.Map
+
+func projectName(root string) string {
+	if v, ok := projectNames.Load(root); ok {
+		return v.(string)
+	}
+	name := filepath.Base(root)
+	if real, err := filepath.EvalSymlinks(root); err == nil && filepath.Base(real) != name {
+		if _, err := safefile.Stat(root, filepath.Join(root, "memory", "projects", name)); err != nil {
+			name = filepath.Base(real)
+		}
+	}
+	projectNames.Store(root, name)
+	return name
+}
+
+// SanitizeTitle turns a title into the part of a checkpoint filename after the timestamp, as the
+// title rule says (docs/DESIGN.md, Where state lives) and the original /context-save pipeline
+// does: A-Z are lowercased, every whitespace character becomes '-' and runs of '-' are squeezed
+// to one (the pipeline's `tr -s ' \t' '-'`, which also squeezes dashes that were already there),
+// then everything but a-z, 0-9, '.' and '-' is dropped and the result is cut to 60 bytes. An
+// empty result is "untitled". The pipeline treats only space and tab as whitespace; the rule says
+// whitespace, so newlines and other Unicode spaces count too.
 func SanitizeTitle(title string) string {
 	var b strings.Builder
 	lastDash := false
@@ -326,9 +351,9 @@ type Saved struct {
 const maxAttempts = 16
 
 // Save writes e as a new checkpoint and returns where. The file is
-// <Dir(root)>/YYYYMMDD-HHMMSS-<SanitizeTitle(title)>.md; when that name exists already (two
-// saves in the same second with the same title) a random 4-character [a-z0-9] suffix is added,
-// as seed 002 does. The existence check and the write happen under the file's lock, so a
+// <Dir(root)>/YYYYMMDD-HHMMSS-<SanitizeTitle(title)>.md; when that name exists already (two saves
+// in the same second with the same title) a random 4-character [a-z0-9] suffix is added, as the
+// original workflow does. The existence check and the write happen under the file's lock, so a
 // concurrent save can never be overwritten: the file is created or another name is tried.
 func Save(files safefile.Writer, root string, e Entry, opts ...safefile.Option) (Saved, error) {
 	slug := SanitizeTitle(redact.Redact(e.Title)) // a file name is written too

@@ -32,7 +32,7 @@ func TestSanitizeTitle(t *testing.T) {
 		"a - b":                     "a-b",
 		"a--b":                      "a-b",
 		"a\t\t b":                   "a-b",
-		"line\nbreak":               "line-break", // SPEC: every whitespace, not only space and tab
+		"line\nbreak":               "line-break", // every whitespace, not only space and tab
 		"../":                       "..",
 		"../../etc/passwd":          "....etcpasswd",
 		"$(rm -rf ~)":               "rm-rf-",
@@ -55,10 +55,11 @@ func TestSanitizeTitle(t *testing.T) {
 	}
 }
 
-var update = flag.Bool("update", false, "rewrite testdata/sanitize-title.golden by running seed 002's shell pipeline")
+var update = flag.Bool("update", false, "rewrite testdata/sanitize-title.golden by running the original /context-save title pipeline")
 
-// The sanitiser agrees with seed 002's own pipeline wherever the seed is defined (titles whose
-// only whitespace is spaces and tabs). The pipeline's answers for 200 random titles are kept in
+// The sanitiser agrees with the original /context-save workflow's own title pipeline (tr,
+// tr -s, cut -c1-60; see writeSeedGolden) wherever that pipeline is defined (titles whose only
+// whitespace is spaces and tabs). The pipeline's answers for 200 random titles are kept in
 // testdata/sanitize-title.golden; -update runs the pipeline again (it needs sh, tr and cut).
 func TestSanitizeTitleMatchesSeedPipeline(t *testing.T) {
 	const golden = "testdata/sanitize-title.golden"
@@ -78,7 +79,7 @@ func TestSanitizeTitleMatchesSeedPipeline(t *testing.T) {
 			t.Fatalf("bad golden line %q", l)
 		}
 		if got := SanitizeTitle(in); got != want {
-			t.Errorf("SanitizeTitle(%q) = %q; the seed's pipeline gives %q", in, got, want)
+			t.Errorf("SanitizeTitle(%q) = %q; the original pipeline gives %q", in, got, want)
 		}
 		n++
 	}
@@ -87,7 +88,8 @@ func TestSanitizeTitleMatchesSeedPipeline(t *testing.T) {
 	}
 }
 
-// writeSeedGolden runs seed 002's title pipeline on 200 random titles and records its answers.
+// writeSeedGolden runs the original /context-save title pipeline on 200 random titles and records
+// its answers.
 func writeSeedGolden(t *testing.T, golden string) {
 	sh, err := exec.LookPath("sh")
 	if err != nil {
@@ -231,5 +233,35 @@ func TestRenderRedactsFileNames(t *testing.T) {
 	out := string(Render(Entry{Title: "t", Branch: "main", Time: t0, Files: []string{"notes/c AKIAIOSFODNN7EXAMPLE.txt", "a.go"}}))
 	if strings.Contains(out, "AKIAIOSFODNN7EXAMPLE") || !strings.Contains(out, "  - a.go\n") {
 		t.Errorf("files_modified:\n%s", out)
+	}
+}
+
+// The same checkout reached through a symlink keys its checkpoints by its real name, so it sees
+// its history; checkpoints kept under the link's name before stay where they are.
+func TestDirThroughASymlink(t *testing.T) {
+	base := t.TempDir()
+	real := filepath.Join(base, "checkout")
+	os.Mkdir(real, 0o755)
+	link := filepath.Join(base, "alias")
+	if err := os.Symlink(real, link); err != nil {
+		t.Skip(err)
+	}
+	s, err := Save(disk(real), real, Entry{Title: "mine", Time: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Dir(link); got != filepath.Join(link, "memory", "projects", "checkout", "checkpoints") {
+		t.Fatalf("Dir through the link: %s", got)
+	}
+	if names, _ := Names(link); len(names) != 1 || names[0] != filepath.Base(s.Path) {
+		t.Fatalf("through the link: %v", names)
+	}
+	// A checkout that kept its checkpoints under the link's name goes on using them.
+	old := filepath.Join(base, "old-real")
+	os.MkdirAll(filepath.Join(old, "memory", "projects", "old-alias", "checkpoints"), 0o755)
+	oldLink := filepath.Join(base, "old-alias")
+	os.Symlink(old, oldLink)
+	if got := Dir(oldLink); got != filepath.Join(oldLink, "memory", "projects", "old-alias", "checkpoints") {
+		t.Fatalf("existing checkpoints moved: %s", got)
 	}
 }

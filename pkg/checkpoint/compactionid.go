@@ -10,8 +10,9 @@ import (
 // catalog of automatic checkpoints is keyed by it, and the checkpoint package cannot import
 // compaction.
 
-// CompactionID is a compaction's identity (SPEC §9): the same session, trigger and transcript length mean
-// a repeated PreCompact for the same compaction, not a new one — no wall-clock window to tune.
+// CompactionID is a compaction's identity (docs/DESIGN.md, Facts about Claude Code): the same
+// session, trigger and transcript length mean a repeated PreCompact for the same compaction, not
+// a new one — no wall-clock window to tune.
 type CompactionID struct {
 	Session string
 	Trigger string

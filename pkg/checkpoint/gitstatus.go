@@ -14,13 +14,13 @@ import (
 // gitTimeout bounds the one git process a manual save runs.
 const gitTimeout = 10 * time.Second
 
-// ModifiedFiles returns what seed 002 records as files_modified: the paths `git status` reports,
-// staged and unstaged, untracked files included (listed one by one, not as their directory), a
-// rename as its new path, relative to root with forward slashes, in git's order. cairn's own files
-// (the checkpoint directory, .claude/state/, memory/timeline.jsonl and its lock) are left out: they
-// change with every save and say nothing about the work. Outside a git repository the list is empty
-// and the error nil. git runs directly (no shell) with --no-optional-locks, so it never takes the
-// index lock from under a concurrent git command.
+// ModifiedFiles returns what a checkpoint records as files_modified: the paths `git status`
+// reports, staged and unstaged, untracked files included (listed one by one, not as their
+// directory), a rename as its new path, relative to root with forward slashes, in git's order.
+// cairn's own files (the checkpoint directory, .claude/state/, memory/timeline.jsonl and its
+// lock) are left out: they change with every save and say nothing about the work. Outside a git
+// repository the list is empty and the error nil. git runs directly (no shell) with
+// --no-optional-locks, so it never takes the index lock from under a concurrent git command.
 func ModifiedFiles(ctx context.Context, root string) ([]string, error) {
 	if _, err := os.Lstat(filepath.Join(root, ".git")); err != nil {
 		return nil, nil

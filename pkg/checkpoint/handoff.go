@@ -20,7 +20,7 @@ import (
 // StatusHandoff is the status of a hand-off checkpoint, as auto is an automatic one's.
 const StatusHandoff = "handoff"
 
-// Bounds on what a hand-off copies (SPEC §6 "Bounded").
+// Bounds on what a hand-off copies (docs/DESIGN.md, Invariants: "Bounded").
 const (
 	maxHandoffPrompts = 3
 	maxReplyRunes     = 1500 // the tail of Claude's last message

@@ -62,11 +62,11 @@ func IsName(name string) bool {
 }
 
 // Names returns the file names of the project's checkpoints, newest first: sorted by name, whose
-// YYYYMMDD-HHMMSS prefix is the canonical order (seed 002: stable across copies, unlike mtime).
-// Files whose names do not start with that prefix are not checkpoints; the names are not stat'd
-// (a directory of thousands of checkpoints would cost a stat each), so a non-regular file that
-// carries such a name is listed and then refused by whoever reads it. A missing directory gives
-// no names and no error.
+// YYYYMMDD-HHMMSS prefix is the canonical order (stable across copies, unlike mtime). Files whose
+// names do not start with that prefix are not checkpoints; the names are not stat'd (a directory
+// of thousands of checkpoints would cost a stat each), so a non-regular file that carries such a
+// name is listed and then refused by whoever reads it. A missing directory gives no names and no
+// error.
 func Names(root string) ([]string, error) {
 	all, _, err := safefile.ReadDir(root, Dir(root), maxCheckpoints)
 	if errors.Is(err, fs.ErrNotExist) {

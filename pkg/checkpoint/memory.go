@@ -8,8 +8,9 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/timeline"
 )
 
-// The memory files of seed 002, relative to the project root. People write context.md and
-// learnings.jsonl; the hooks append to timeline.jsonl.
+// The memory files of the original /context-save workflow (docs/DESIGN.md, What cairn is for),
+// relative to the project root. People write context.md and learnings.jsonl; the hooks append to
+// timeline.jsonl.
 const (
 	ContextFile   = "memory/context.md"
 	LearningsFile = "memory/learnings.jsonl"
@@ -18,7 +19,7 @@ const (
 
 // MemoryTail is the end of one memory file, as restore shows it.
 type MemoryTail struct {
-	Label string // seed 002's "--- last context ---" caption, without the dashes
+	Label string // the "--- last context ---" caption users know, without the dashes
 	Rel   string
 	Lines []string
 }
@@ -26,10 +27,11 @@ type MemoryTail struct {
 // tailWindow bounds how much of a memory file is read to find its last lines.
 const tailWindow = 64 << 10
 
-// Memory returns the ends of the memory files that exist, in seed 002's order: the last 30 lines
-// of memory/context.md, the last 5 of memory/learnings.jsonl and of memory/timeline.jsonl. A file
-// that is a symlink leading out of the project, or not a regular file, is skipped; the torn last
-// record a killed append leaves in a JSON-lines file is not shown.
+// Memory returns the ends of the memory files that exist, in the original workflow's order: the
+// last 30 lines of memory/context.md, the last 5 of memory/learnings.jsonl and of
+// memory/timeline.jsonl. A file that is a symlink leading out of the project, or not a regular
+// file, is skipped; the torn last record a killed append leaves in a JSON-lines file is not
+// shown.
 func Memory(root string) []MemoryTail {
 	var out []MemoryTail
 	for _, m := range []struct {

@@ -63,7 +63,8 @@ type Input struct {
 	Trigger                   string  // manual or auto
 	Instructions              *string // /compact's argument; nil when none
 	// Late marks a record made after the compaction by SessionStart, because PreCompact did not
-	// run for it (reference §6 #2); the whiteboard says so.
+	// run for it (it sometimes does not: docs/DESIGN.md, Facts about Claude Code); the whiteboard
+	// says so.
 	Late bool
 }
 

@@ -34,15 +34,16 @@ func (t transcriptFile) Any() (bool, error) {
 	return found, err
 }
 
-// Missed reports whether PreCompact did not run for the compaction session sid just went
-// through, given last — the identity recorded by the last PreCompact (Recorded) — and the
-// session's transcript. PreCompact records the transcript's length. A client that runs
+// Missed reports whether PreCompact did not run for the compaction session sid just went through,
+// given last — the identity recorded by the last PreCompact (Recorded) — and the session's
+// transcript. PreCompact records the transcript's length. A client that runs
 // SessionStart(compact) before it appends the compaction's boundary shows no boundary after that
 // length when PreCompact ran; one that writes the boundary first shows exactly one, as the
-// transcript's last line (testscripts/e2e/FINDINGS.md records which order the clients use). Anything else —
-// no record of this session, a boundary after the recorded length followed by more conversation,
-// or two boundaries — means a compaction came after the record and this one was missed
-// (reference §6 #2). Without a session or a transcript there is nothing to judge by: false.
+// transcript's last line (testscripts/e2e/FINDINGS.md records which order the clients use).
+// Anything else — no record of this session, a boundary after the recorded length followed by
+// more conversation, or two boundaries — means a compaction came after the record and this one
+// was missed (PreCompact sometimes does not fire: docs/DESIGN.md, Facts about Claude Code).
+// Without a session or a transcript there is nothing to judge by: false.
 func Missed(sid string, last string, tr Boundaries) (bool, error) {
 	if sid == "" || tr == nil {
 		return false, nil

@@ -1,5 +1,6 @@
-// Package digest writes seed 000's session summary: completed tasks, parked items, items archived
-// today and recent commits, printed when short and saved under .temp/ when long.
+// Package digest writes the session summary of the original /session workflow (docs/DESIGN.md,
+// What cairn is for): completed tasks, parked items, items archived today and recent commits,
+// printed when short and saved under .temp/ when long.
 package digest
 
 import (
@@ -14,25 +15,26 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
 
-// MaxTerminalLines is seed 000's output-routing rule: a digest this long or shorter is printed;
-// a longer one goes to a file under .temp/ and the terminal gets a compact line and its path.
+// MaxTerminalLines is the original /session summary's output-routing rule: a digest this long or
+// shorter is printed; a longer one goes to a file under .temp/ and the terminal gets a compact
+// line and its path.
 const MaxTerminalLines = 10
 
-// Digest is the session summary of seed 000: completed tasks, parked items, the items archived
-// today (the seeds' "archived this session" is filtered by today's date, and so is this), the
-// items that expired today, shown apart so that a removal nobody asked for is not reported as
-// an archive, and recent commits.
+// Digest is the session summary: completed tasks, parked items, the items archived today (the
+// original workflow's "archived this session" is filtered by today's date, and so is this), the
+// items that expired today, shown apart so that a removal nobody asked for is not reported as an
+// archive, and recent commits.
 type Digest struct {
 	Today     time.Time
 	Completed []string             // subjects of the session's completed tasks
 	Parked    []parking.Item       // open items
-	Archived  []parking.AuditEntry // items archived today (seed 000: "ts matching today's date")
+	Archived  []parking.AuditEntry // items archived today ("ts matching today's date", as before)
 	Expired   []parking.AuditEntry // items removed today at 30 days, kept apart from the archived
 	Commits   []string             // "<hash> <subject>", newest first
 }
 
-// Markdown returns the digest in seed 000's layout. Sections with nothing to say are left out;
-// when all are empty a single line says so. The text ends with a newline.
+// Markdown returns the digest in the layout users know. Sections with nothing to say are left
+// out; when all are empty a single line says so. The text ends with a newline.
 //
 //	## Session Summary — <date>
 //

@@ -1,9 +1,9 @@
 // Package flatmatter reads a markdown file's frontmatter line by line — "key: value" pairs and
 // "- item" entries under the last key, between a first "---" line and the next — without YAML.
 // It is the one line reader beside adrg/frontmatter (which the CLI uses to read checkpoints as
-// people write them): the hooks read what cairn itself wrote and seed 000's flat legacy files
-// with it, and link no YAML library. A line reader also takes seed 000's common
-// "description: Deferred: x" as written, which YAML refuses.
+// people write them): the hooks read what cairn itself wrote and the flat legacy files of the
+// original /session workflow with it, and link no YAML library. A line reader also takes those
+// files' common "description: Deferred: x" as written, which YAML refuses.
 package flatmatter
 
 import (

@@ -95,7 +95,9 @@ func Text(p *project.Project, cat *checkpoint.Catalog, runs *runstate.Runs, s St
 		last := compaction.LastRecorded(cat, s.SessionID)
 		var err error
 		if runErr == nil {
-			compacted, err = compaction.CompactedSince(s.SessionID, last, tr) // SPEC §3, for the whiteboard
+			// With a run, the whiteboard comes again at any resume after a compaction since the
+			// last snapshot: it is kept current (README.md, Hand-back).
+			compacted, err = compaction.CompactedSince(s.SessionID, last, tr)
 		} else if on {
 			compacted, err = compaction.PendingHandBack(s.SessionID, last, tr)
 		}

@@ -1,7 +1,6 @@
-// Package handoff decides whether a session that ends leaves a hand-off checkpoint, and
-// gathers what goes in it (seed 002's "prepare handoff summary"). SessionEnd calls Write; the
-// checkpoint itself is package checkpoint's (Handoff), and what SessionStart hands back from it
-// is package brief's.
+// Package handoff decides whether a session that ends leaves a hand-off checkpoint, and gathers
+// what goes in it (README.md, Hand-back). SessionEnd calls [Write]; the checkpoint itself is
+// package checkpoint's (Handoff), and what SessionStart hands back from it is package brief's.
 //
 // A session leaves a hand-off when it did work since its last checkpoint of cairn's — its last
 // automatic checkpoint or its last hand-off, from the catalog:

@@ -16,11 +16,12 @@ import (
 )
 
 // StdinDeadline is how long a hook waits for its payload. Claude Code sometimes never closes
-// stdin (reference §6 #5), so the hook reads one object, never to EOF, and gives up after this.
+// stdin (docs/DESIGN.md, Facts about Claude Code), so the hook reads one object, never to EOF,
+// and gives up after this.
 const StdinDeadline = 2 * time.Second
 
 // MaxPayload bounds what a hook reads from stdin: a pasted prompt larger than this is refused
-// rather than held in memory (peak memory budget is 16 MiB, SPEC §8).
+// rather than held in memory (peak memory budget is 16 MiB: docs/DESIGN.md, Budgets).
 const MaxPayload = 4 << 20
 
 // ErrNoInput means nothing arrived on stdin before the deadline (or stdin was empty).

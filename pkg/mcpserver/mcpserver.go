@@ -8,8 +8,9 @@
 // only for what it opens: search gives ids and snippets, show gives the whole item.
 //
 // Before the SDK sees a line, Serve screens it: a line that is not a JSON-RPC message gets a
-// JSON-RPC error and the connection stays up (the SDK would end it), and at the end of stdin
-// every request read is answered first.
+// JSON-RPC error and the connection stays up (the SDK would end it), a request with a null id
+// gets one too (the SDK would answer nothing), a line over 4 MiB is answered as too long, and at
+// the end of stdin every request read is answered first.
 package mcpserver
 
 import (
@@ -142,13 +143,14 @@ func screen(in io.Reader, out io.Writer, f *inflight) io.ReadCloser {
 	go func() {
 		br := bufio.NewReaderSize(in, 64<<10)
 		for {
-			line, err := readLine(br, maxMessage)
-			if t := bytes.TrimSpace(line); len(t) > 0 {
+			line, long, err := readLine(br, maxMessage)
+			if long {
+				replyError(out, nil, -32600, fmt.Sprintf("Invalid Request: the line is too long (more than %d MiB)", maxMessage>>20))
+			} else if t := bytes.TrimSpace(line); len(t) > 0 {
 				if code, msg, id, request := check(t); code == dropLine {
 					// nothing to pass on, nothing to answer
 				} else if code != 0 {
-					reply, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg}})
-					out.Write(append(reply, '\n'))
+					replyError(out, id, code, msg)
 				} else {
 					if request {
 						f.add()
@@ -168,16 +170,21 @@ func screen(in io.Reader, out io.Writer, f *inflight) io.ReadCloser {
 	return pr
 }
 
-// readLine reads one line of br, without its newline; a line longer than max is read to its end
-// and returned as a single byte that is not JSON, so that it is answered as a parse error.
-func readLine(br *bufio.Reader, max int) ([]byte, error) {
-	var line []byte
-	over := false
+// replyError writes one JSON-RPC error response.
+func replyError(out io.Writer, id any, code int, msg string) {
+	reply, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg}})
+	out.Write(append(reply, '\n'))
+}
+
+// readLine reads one line of br, without its newline. A line longer than max is read to its end
+// and dropped, and long reports it: it may well be JSON, only too long to take, and is answered
+// so, not as a parse error. Its id is not known (the line is not kept), so the answer's is null.
+func readLine(br *bufio.Reader, max int) (line []byte, long bool, err error) {
 	for {
 		chunk, err := br.ReadSlice('\n')
-		if !over {
-			if len(line)+len(chunk) > max {
-				over, line = true, []byte{0}
+		if !long {
+			if len(line)+len(bytes.TrimSuffix(chunk, []byte("\n"))) > max {
+				long, line = true, nil
 			} else {
 				line = append(line, chunk...)
 			}
@@ -185,7 +192,7 @@ func readLine(br *bufio.Reader, max int) ([]byte, error) {
 		if err == bufio.ErrBufferFull {
 			continue
 		}
-		return bytes.TrimSuffix(line, []byte("\n")), err
+		return bytes.TrimSuffix(line, []byte("\n")), long, err
 	}
 }
 
@@ -234,6 +241,10 @@ func check(line []byte) (code int, msg string, id any, request bool) {
 		// A response to no request of the server's: nothing is answered to a response, and the
 		// SDK would end the connection on it.
 		return dropLine, "", nil, false
+	case string(m.ID) == "null":
+		// JSON-RPC discourages a null id and MCP forbids it; the SDK would take the request for
+		// a notification and answer nothing. It is an invalid request, answered with id null.
+		return -32600, `Invalid Request: "id" must not be null (a request's id is a string or an integer)`, nil, false
 	case len(m.ID) > 0 && string(m.ID) != "null" && idv == nil:
 		return -32600, `Invalid Request: "id" must be a string or an integer`, nil, false
 	}

@@ -1,7 +1,10 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -76,5 +79,73 @@ func TestRunTimeout(t *testing.T) {
 	res, _, _ = s.run(context.Background(), "search", "--", "x")
 	if text := res.Content[0].(*mcp.TextContent).Text; !res.IsError || !strings.Contains(text, "try again") {
 		t.Errorf("every slot taken: IsError %v, %q", res.IsError, text)
+	}
+}
+
+// screened runs screen over the lines of in and returns what it passed on to the SDK and what
+// it answered itself.
+func screened(t *testing.T, in string) (passed, answered []string) {
+	t.Helper()
+	var out bytes.Buffer
+	data, err := io.ReadAll(screen(strings.NewReader(in), &out, newInflight()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Fields(string(data)), strings.Split(strings.TrimSpace(out.String()), "\n")
+}
+
+// A request with a null id is answered with an invalid-request error whose id is null (MCP: a
+// request's id is never null), and not passed on: the SDK took it for a notification and
+// answered nothing. A notification (no id) and a response with a null id still get no answer.
+func TestScreenNullID(t *testing.T) {
+	passed, answered := screened(t, `{"jsonrpc":"2.0","id":null,"method":"tools/list"}
+{"jsonrpc":"2.0","id":null,"method":"notifications/initialized"}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}
+`)
+	if len(passed) != 1 || !strings.Contains(passed[0], `"method":"notifications/initialized"`) || strings.Contains(passed[0], "null") {
+		t.Errorf("passed on: %q", passed)
+	}
+	if len(answered) != 2 {
+		t.Fatalf("answered %d lines, want 2: %q", len(answered), answered)
+	}
+	for _, a := range answered {
+		var m struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Error   struct {
+				Code    int    `json:"code"`
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(a), &m); err != nil || m.JSONRPC != "2.0" || string(m.ID) != "null" || m.Error.Code != -32600 || !strings.Contains(m.Error.Message, `"id" must not be null`) {
+			t.Errorf("answer %s", a)
+		}
+	}
+}
+
+// A line over the limit is answered as too long, not as "not JSON": it may be valid JSON.
+// Lines after it are served as usual.
+func TestScreenTooLong(t *testing.T) {
+	big := `{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"x":"` + strings.Repeat("a", maxMessage) + `"}}`
+	if !json.Valid([]byte(big)) {
+		t.Fatal("the long line is not JSON")
+	}
+	passed, answered := screened(t, big+"\n"+`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+big)
+	if len(answered) != 2 {
+		t.Fatalf("answered %d lines, want 2: %.200q", len(answered), answered)
+	}
+	for _, a := range answered {
+		if !strings.Contains(a, `"code":-32600`) || !strings.Contains(a, "too long (more than 4 MiB)") || strings.Contains(a, "not JSON") || !strings.Contains(a, `"id":null`) {
+			t.Errorf("answer %s", a)
+		}
+	}
+	if len(passed) != 1 || !strings.Contains(passed[0], "notifications/initialized") {
+		t.Errorf("passed on: %.200q", passed)
+	}
+	// A line of exactly the limit is taken.
+	exact := `{"jsonrpc":"2.0","method":"notifications/x","params":{"x":"` + strings.Repeat("a", maxMessage-len(`{"jsonrpc":"2.0","method":"notifications/x","params":{"x":""}}`)) + `"}}`
+	if passed, answered := screened(t, exact+"\n"); len(passed) != 1 || answered[0] != "" {
+		t.Errorf("a line of %d bytes: passed %d, answered %.200q", len(exact), len(passed), answered)
 	}
 }

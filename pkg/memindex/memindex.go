@@ -4,9 +4,9 @@
 //
 //   - [Title](file.md) — one-line hook
 //
-// and loads the first 200 lines of the index into every session. Seed 000's session-open-*.md
-// files live in the same directory, so when cairn removes one, the lines pointing at it go too:
-// otherwise every later session starts with a pointer to nothing.
+// and loads the first 200 lines of the index into every session. The legacy session-open-*.md
+// parked items live in the same directory, so when cairn removes one, the lines pointing at it go
+// too: otherwise every later session starts with a pointer to nothing.
 //
 // The index is Claude Code's file, not cairn's. A pointer line is removed whole, with its line
 // ending; every other byte (the other lines, their order, their line endings, a byte-order
@@ -30,8 +30,8 @@ import (
 const Name = "MEMORY.md"
 
 // MaxSize bounds the index cairn reads or edits. Claude Code loads 200 lines of it, a few tens
-// of KiB; an index of megabytes is not one cairn should rewrite from a hook that must finish
-// in milliseconds (SPEC §8), so it is left alone.
+// of KiB; an index of megabytes is not one cairn should rewrite from a hook that must finish in
+// milliseconds (docs/DESIGN.md, Budgets), so it is left alone.
 const MaxSize = 1 << 20
 
 // ErrNotUTF8 reports an index that is not valid UTF-8: cairn cannot tell its lines apart as

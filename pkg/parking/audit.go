@@ -25,8 +25,9 @@ const (
 	ActionPointerKept = "pointer_kept"
 )
 
-// IsRemoval reports whether an audit action records an item's removal: archived or expired,
-// or any other action seed 000's and 003's snippets wrote; not a correction cairn appended.
+// IsRemoval reports whether an audit action records an item's removal: archived or expired, or
+// any other action the original /session workflow's snippets wrote; not a correction cairn
+// appended.
 func IsRemoval(action string) bool { return action != ActionPointerKept }
 
 // What became of the pointer to a legacy file in Claude Code's memory index (AuditEntry.Pointer).
@@ -110,9 +111,9 @@ func (s *Store) logKept(kept []pointer, why error) error {
 	return s.Files.Append(AuditPath(s.Root), b, 0o644)
 }
 
-// ReadAudit returns the entries of the audit log and of seed 000's legacy log for which keep
-// returns true, oldest first within each log (the current log first). Only the last 256 KiB of
-// each log is read; lines that are not audit entries are skipped.
+// ReadAudit returns the entries of the audit log and of the legacy log for which keep returns
+// true, oldest first within each log (the current log first). Only the last 256 KiB of each log
+// is read; lines that are not audit entries are skipped.
 func ReadAudit(root string, keep func(AuditEntry) bool) ([]AuditEntry, error) {
 	var out []AuditEntry
 	for _, path := range []string{AuditPath(root), LegacyAuditPath(root)} {

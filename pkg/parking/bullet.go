@@ -9,7 +9,7 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/plain"
 )
 
-// Bullet is one parked item, a line under "## Parked items" in the grammar of SPEC §4:
+// Bullet is one parked item, a line under "## Parked items" in the grammar of docs/PARKING.md:
 // "- **<slug>** — <summary>. Raised: <YYYY-MM-DD>. Why: <one sentence>. How to apply: <what to
 // ask or do>." Fields hold their text without the period that ends it.
 type Bullet struct {

@@ -8,7 +8,8 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/plain"
 )
 
-// Kinds of items that cairn session park takes, and their entry forms (seed 003).
+// Kinds of items that cairn session park takes, and their entry forms, as users know them from
+// the original /session workflow (docs/DESIGN.md, What cairn is for).
 const (
 	KindQuestion = "question" // User raised: <idea>. Pending: <detail>
 	KindDeferred = "deferred" // Deferred: <idea>. Context: <detail>

@@ -14,25 +14,25 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
 
-// Legacy parked items are the session-open-*.md memory files of seed 000, one item per file,
-// in Claude Code's per-project memory directory. cairn reads them and removes them when they are
-// archived or expire; it never writes one.
+// Legacy parked items are the session-open-*.md memory files of the original /session workflow,
+// one item per file, in Claude Code's per-project memory directory. cairn reads them and removes
+// them when they are archived or expire; it never writes one.
 const (
 	legacyPrefix = "session-open-"
 	legacySuffix = ".md"
-	// A parked item is a few hundred bytes and there are at most ten, so these bounds never
-	// bind on real data; they keep a hook's time and memory bounded whatever the directory holds
-	// (SPEC §8: 16 MiB peak): at most maxLegacyEntries directory entries are looked at, at most
-	// maxLegacyFiles items read, and a file over maxLegacySize is not an item.
+	// A parked item is a few hundred bytes and there are at most ten, so these bounds never bind
+	// on real data; they keep a hook's time and memory bounded whatever the directory holds
+	// (16 MiB peak: docs/DESIGN.md, Budgets): at most maxLegacyEntries directory entries are
+	// looked at, at most maxLegacyFiles items read, and a file over maxLegacySize is not an item.
 	maxLegacyEntries = 10000
 	maxLegacyFiles   = 200
 	maxLegacySize    = 16 << 10
 )
 
-// LegacyDirs returns the memory directories where seed 000 kept parked items for the project
-// at root: <config>/projects/<slug>/memory under Claude Code's slug spelling and under seed
-// 000's (see project.Slug and project.LegacySlug), without duplicates. It returns nil when
-// config is "".
+// LegacyDirs returns the memory directories where the original /session workflow kept parked
+// items for the project at root: <config>/projects/<slug>/memory under Claude Code's slug
+// spelling and under that workflow's (see [project.Slug] and [project.LegacySlug]), without
+// duplicates. It returns nil when config is "".
 func LegacyDirs(config, root string) []string {
 	if config == "" || root == "" {
 		return nil
@@ -47,7 +47,7 @@ func LegacyDirs(config, root string) []string {
 	return dirs
 }
 
-// IsLegacyName reports whether name is the name of a seed 000 parked item: session-open-*.md.
+// IsLegacyName reports whether name is the name of a legacy parked item: session-open-*.md.
 func IsLegacyName(name string) bool {
 	return strings.HasPrefix(name, legacyPrefix) && strings.HasSuffix(name, legacySuffix)
 }
@@ -109,7 +109,7 @@ func readLegacyFile(dir, path string) (legacyFile, bool) {
 	if err != nil {
 		return legacyFile{}, false
 	}
-	// Seed 000's files carry flat "name: …" / "description: …" frontmatter; a line reader takes
+	// The legacy files carry flat "name: …" / "description: …" frontmatter; a line reader takes
 	// them as written (a YAML parser refuses the common "description: Deferred: x") and keeps the
 	// YAML library out of the hooks that run on every prompt.
 	var meta struct{ Name, Description string }

@@ -10,11 +10,10 @@ import (
 	"unicode/utf8"
 )
 
-// FuzzLegacyFile: reading a session-open-*.md file of seed 000 never panics, whatever its
-// frontmatter (valid YAML, YAML that the strict parser refuses and the loose reader takes, or
-// none at all); an item read from it has a valid slug, keeps the whole file for the audit log,
-// and lists as exactly one line (its name and description cannot forge a line of the resume
-// layout).
+// FuzzLegacyFile: reading a legacy session-open-*.md file never panics, whatever its frontmatter
+// (valid YAML, YAML that the strict parser refuses and the loose reader takes, or none at all);
+// an item read from it has a valid slug, keeps the whole file for the audit log, and lists as
+// exactly one line (its name and description cannot forge a line of the resume layout).
 func FuzzLegacyFile(f *testing.F) {
 	for _, s := range []string{
 		"---\nname: fix-login\ndescription: Deferred: the login. Context: sso.\ntype: project\n---\n\n**Why:** asked\n**How to apply:** ask\n",

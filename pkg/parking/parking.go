@@ -1,6 +1,5 @@
-// Package parking keeps a session's open loops — questions left unanswered, ideas deferred,
-// side ideas — so that compaction, /clear and the end of a session do not lose them (seeds 000
-// and 003, SPEC §4).
+// Package parking keeps a session's open loops — questions left unanswered, ideas deferred, side
+// ideas — so that compaction, /clear and the end of a session do not lose them (docs/PARKING.md).
 //
 // Items live as bullets under "## Parked items" in .claude/state/session-context.md, a file
 // shared with the PreCompact snapshot: parking reads and writes only its own section and keeps
@@ -31,7 +30,8 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/sessionfile"
 )
 
-// Thresholds of seed 000, fixed and not configurable (SPEC §4).
+// Thresholds, as users know them from the original /session workflow, fixed and not configurable
+// (docs/PARKING.md, Ages, stale, expiry, the guard).
 const (
 	// StaleDays: an item this old is listed with "⚠ stale" so that it is either acted on or archived.
 	StaleDays = 14
@@ -39,7 +39,7 @@ const (
 	// whatever it was about has been settled or forgotten by then.
 	ExpireDays = 30
 	// MaxOpen: parking refuses a new item while this many are open, so that the list stays
-	// something a person reads (seed 000's memory pollution guard).
+	// something a person reads (the pollution guard).
 	MaxOpen = 10
 )
 
@@ -94,12 +94,14 @@ func legacyCutoff(today time.Time) time.Time {
 	return time.Date(y, m, d-(ExpireDays-1), 0, 0, 0, 0, today.Location())
 }
 
-// AuditPath is the audit log under the project root; LegacyAuditPath is seed 000's, read only.
+// AuditPath is the audit log under the project root; [LegacyAuditPath] is the original
+// workflow's, read only.
 func AuditPath(root string) string {
 	return filepath.Join(root, ".notes", "logs", "session-archive.jsonl")
 }
 
-// LegacyAuditPath is where seed 000 kept the audit log; cairn reads it and never writes it.
+// LegacyAuditPath is where the original /session workflow kept the audit log; cairn reads it and
+// never writes it.
 func LegacyAuditPath(root string) string {
 	return filepath.Join(root, ".claude", "logs", "session-archive.jsonl")
 }
@@ -527,9 +529,10 @@ func (s *Store) Archive(query string) (Item, error) {
 }
 
 // Count returns how many items are open, cheaply enough for SessionStart and SessionEnd, which
-// hand back a count and never the items (seed 003): the bullets of session-context.md and the
-// session-open-*.md names of the legacy directories, opening no legacy file. It counts a legacy
-// file whose item a bullet repeats (List shows the two as one) twice.
+// hand back a count and never the items (parked items are never surfaced unasked: docs/DESIGN.md,
+// What cairn is for): the bullets of session-context.md and the session-open-*.md names of the
+// legacy directories, opening no legacy file. It counts a legacy file whose item a bullet repeats
+// (List shows the two as one) twice.
 func (s *Store) Count() (int, error) {
 	sec, err := s.read()
 	if err != nil {

@@ -211,7 +211,7 @@ func TestLegacyBothSpellingsAndDedupe(t *testing.T) {
 	f := newFixture(t)
 	f.write(t, "## Parked items\n\n- **shared** — the current one. Raised: "+date(1)+".\n")
 	a := f.legacy(t, project.Slug(f.root), "session-open-shared-2026-03-01.md", "shared", "the legacy copy", 9)
-	b := f.legacy(t, project.LegacySlug(f.root), "session-open-only-legacy-2026-03-05.md", "only-legacy", "from seed 000's spelling", 5)
+	b := f.legacy(t, project.LegacySlug(f.root), "session-open-only-legacy-2026-03-05.md", "only-legacy", "from the legacy spelling", 5)
 	its, err := f.store.List()
 	if err != nil {
 		t.Fatal(err)

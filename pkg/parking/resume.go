@@ -12,7 +12,7 @@ import (
 // NoItems is what resume prints when nothing is parked.
 const NoItems = "No pending session items."
 
-// The two closing lines of seed 000's resume layout, as the seed writes them.
+// The two closing lines of the resume layout, as the original /session workflow writes them.
 const (
 	hintArchive = "→ /session archive <slug> to close an item"
 	hintSummary = "→ /session summary for a full session digest"
@@ -63,7 +63,8 @@ func Line(it Item, today time.Time) string {
 	return b.String()
 }
 
-// Render returns items in seed 000's resume layout, exactly:
+// Render returns items in the resume layout users know from the original /session workflow,
+// exactly:
 //
 //	## Session Pending — <today>
 //

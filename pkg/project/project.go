@@ -147,8 +147,9 @@ func Slug(path string) string {
 	return b.String()
 }
 
-// LegacySlug is seed 000's spelling: `sed 's|[/.]|-|g' | sed 's/^-//'` — only '/' and '.' are
-// replaced and one leading dash is stripped.
+// LegacySlug is the original /session workflow's spelling (docs/PARKING.md, Where items live):
+// `sed 's|[/.]|-|g' | sed 's/^-//'` — only '/' and '.' are replaced and one leading dash is
+// stripped.
 func LegacySlug(path string) string {
 	s := strings.NewReplacer("/", "-", ".", "-").Replace(path)
 	return strings.TrimPrefix(s, "-")

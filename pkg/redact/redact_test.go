@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -56,6 +57,144 @@ func TestRedact(t *testing.T) {
 	}
 }
 
+// The forms issue 21 found missing (class 3), each in more than one spelling.
+func TestRedactIssue21Forms(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		// URL credentials with an empty user, and a password holding an @.
+		{"redis://:s3cr3tpw@cache:6379/0", "redis://:[REDACTED]@cache:6379/0"},
+		{"REDIS_URL=rediss://:p4ss@host", "REDIS_URL=rediss://:[REDACTED]@host"},
+		{"amqp://guest:p@ss@rabbit/vh", "amqp://guest:[REDACTED]@rabbit/vh"},
+		{"mongodb+srv://app:pw9@cluster0.x.mongodb.net/db", "mongodb+srv://app:[REDACTED]@cluster0.x.mongodb.net/db"},
+		// curl: -u, --user, attached, quoted, with other flags; the user is kept.
+		{"curl -u admin:hunter2 https://api.example.com", "curl -u admin:[REDACTED] https://api.example.com"},
+		{"curl -s --user admin:hunter2 https://x", "curl -s --user admin:[REDACTED] https://x"},
+		{"curl -uadmin:hunter2 https://x", "curl -uadmin:[REDACTED] https://x"},
+		{"curl -su 'admin:p w' https://x", "curl -su 'admin:[REDACTED]' https://x"},
+		{`CURL --user="admin:hunter2" x`, `CURL --user="admin:[REDACTED]" x`},
+		{"curl -U proxy:pw1 --proxy-user p2:pw2 x", "curl -U proxy:[REDACTED] --proxy-user p2:[REDACTED] x"},
+		// netrc, on one line and on several.
+		{"machine api.example.com login me password hunter2", "machine api.example.com login me password [REDACTED]"},
+		{"machine h\n  login u\n  password Xy9z\nmachine g login v password w", "machine h\n  login u\n  password [REDACTED]\nmachine g login v password [REDACTED]"},
+		{"default login anon password guest@", "default login anon password [REDACTED]"},
+		{"machine h password pw login u", "machine h password [REDACTED] login u"},
+		// mysql -pX (attached) and --password=X; the user and the database stay.
+		{"mysql -u root -phunter2 app", "mysql -u root -p[REDACTED] app"},
+		{"mysqldump -uroot -p'hun ter2' db > x.sql", "mysqldump -uroot -p'[REDACTED]' db > x.sql"},
+		{"mysql --user=root --password=hunter2 app", "mysql --user=root --password=[REDACTED] app"},
+		{"mariadb -h db -pS3cret", "mariadb -h db -p[REDACTED]"},
+		// Slack: every xox form and app-level tokens.
+		{"xapp-1-A0123456789-1234567890123-abcdef0123456789", "[REDACTED]"},
+		{"xoxs-1234567890-abcdef xoxc-1234567890-abcdef xoxe-1-abcdef012345", "[REDACTED] [REDACTED] [REDACTED]"},
+		{"xoxe.xoxp-1-Mi0yLTEyMzQ1Njc4OTAxMjM0", "[REDACTED]"},
+		{"hook https://hooks.slack.com/services/T0000/B0000/XXXXXXXXXXXXXXXX ok", "hook https://hooks.slack.com/services/[REDACTED] ok"},
+		// Stripe webhook secrets.
+		{"STRIPE_WEBHOOK=whsec_1234567890abcdefABCDEF1234567890ab", "STRIPE_WEBHOOK=[REDACTED]"},
+		// Azure connection strings.
+		{"DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=Zm9vYmFyYmF6cXV4+/Zm9vYmFy==;EndpointSuffix=core.windows.net",
+			"DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=[REDACTED];EndpointSuffix=core.windows.net"},
+		{"Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=root;SharedAccessKey=abc123+/=", "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=root;SharedAccessKey=[REDACTED]"},
+		{"https://acct.blob.core.windows.net/c?sv=2022-11-02&ss=b&sig=abc%2Bdef%3D&se=x", "https://acct.blob.core.windows.net/c?sv=2022-11-02&ss=b&sig=[REDACTED]&se=x"},
+		// SendGrid.
+		{"SG.abcdefghijklmnopqrstuv.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ", "[REDACTED]"},
+		// Twilio: an API key, and an auth token after its account SID.
+		{"key SK0123456789abcdef0123456789abcdef", "key [REDACTED]"},
+		{"AC0123456789abcdef0123456789abcdef:0123456789abcdef0123456789abcdef", "AC0123456789abcdef0123456789abcdef:[REDACTED]"},
+		// age.
+		{"AGE-SECRET-KEY-1QYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQS3290GG", "[REDACTED]"},
+		// Grafana, DigitalOcean.
+		{"glsa_abcdefghijklmnopqrstuvwxyz012345_0123abcd", "[REDACTED]"},
+		{"glc_eyJvIjoiMTIzNDU2IiwibiI6InN0YWNrIiwiayI6ImFiYyJ9", "[REDACTED]"},
+		{"DO dop_v1_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", "DO [REDACTED]"},
+		{"doo_v1_0123456789abcdef0123456789abcdef", "[REDACTED]"},
+		// A bare AWS secret access key, and one on a CSV line after its key id.
+		{"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "[REDACTED]"},
+		{"AKIAIOSFODNN7EXAMPLE,wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n", "[REDACTED],[REDACTED]\n"},
+		// npm tokens longer than 36 characters.
+		{"npm_abcdefghijklmnopqrstuvwxyz0123456789ABCD", "[REDACTED]"},
+		// PGP private key blocks.
+		{"-----BEGIN PGP PRIVATE KEY BLOCK-----\nlQOYBF\n-----END PGP PRIVATE KEY BLOCK-----", "[REDACTED]"},
+		// Basic authorization.
+		{"Authorization: Basic dXNlcjpwYXNzd29yZA==", "Authorization: Basic [REDACTED]"},
+	} {
+		if got := Redact(tc.in); got != tc.want {
+			t.Errorf("Redact(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// The fallback: a key-shaped token next to a word that names a secret, in every form a pair is
+// written in, is masked.
+func TestRedactKeyShapedNextToSecretWord(t *testing.T) {
+	const k = "Zx9Qw7Er5Ty3Ui1Op8As6Df4" // no rule knows it
+	for _, tc := range []struct{ in, want string }{
+		{"key=" + k, "key=[REDACTED]"},
+		{"key: " + k, "key: [REDACTED]"},
+		{`{"key": "` + k + `"}`, `{"key": "[REDACTED]"}`},
+		{"the key " + k + " works", "the key [REDACTED] works"},
+		{"X-Api-Key: " + k, "X-Api-Key: [REDACTED]"},
+		{"auth " + k, "auth [REDACTED]"},
+		{"OAUTH=" + k, "OAUTH=[REDACTED]"},
+		{"pwd: " + k, "pwd: [REDACTED]"},
+		{"password " + k, "password [REDACTED]"},
+		{"passwd " + k, "passwd [REDACTED]"},
+		{"secret " + k, "secret [REDACTED]"},
+		{"token " + k, "token [REDACTED]"},
+		{"api_key " + k, "api_key [REDACTED]"},
+		{"sshKey := `" + k + "`", "sshKey := `[REDACTED]`"},
+		{"--token " + k, "--token [REDACTED]"},
+		{"Credentials: " + k + "==", "Credentials: [REDACTED]"},
+		{"deployKeys => '" + k + "'", "deployKeys => '[REDACTED]'"},
+		{"DB_PASS " + k, "DB_PASS [REDACTED]"},
+		{"key\t" + k, "key\t[REDACTED]"},
+		{"token ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", "token [REDACTED]"}, // base32
+		{"key 9f8e7d6c5b4a3z2y1x0wvutsrqponm", "key [REDACTED]"},       // lowercase and digits, not hex
+	} {
+		if got := Redact(tc.in); got != tc.want {
+			t.Errorf("Redact(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// What the fallback must not take for a key: prose, paths, git object names, digests, UUIDs,
+// identifiers, versions, numbers, even next to a secret word; and a bare 40-character token
+// that is hex (a git SHA) or made of words.
+func TestRedactFallbackLeavesNonKeys(t *testing.T) {
+	for _, in := range []string{
+		"the key point is that the token budget is small",
+		"key: value, token: expired, secret: none",
+		"the key insight is the tokenizer design",
+		"key a0a4684f1c2e3b5d6a7c8e9f0a1b2c3d4e5f6a7b",
+		"commit a0a4684f1c2e3b5d6a7c8e9f0a1b2c3d4e5f6a7b",
+		"a0a4684f1c2e3b5d6a7c8e9f0a1b2c3d4e5f6a7b",
+		"A0A4684F1C2E3B5D6A7C8E9F0A1B2C3D4E5F6A7B",
+		"token 550e8400-e29b-41d4-a716-446655440000",
+		"key: sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+		"key src/pkg/redact/redact_test2.go",
+		"auth internal/testbin/Build2/whatever/Foo",
+		"token /usr/lib/x86_64-linux-gnu/libssl3",
+		"key x86_64-unknown-linux-gnu2",
+		"key: MaxTokensPerRequest2026",
+		"key TestFuzzRedactPairsWindows2026",
+		"secret parseHTTP2FrameHeaderValue",
+		"key sessionstart-readorder2-final",
+		"key k8sClusterName01Production",
+		"token 12345678901234567890123456",
+		"key 2024-01-15T10:30:00Z-build-20240115",
+		"auth v1.2.3-rc4+build.20240115",
+		"TestRedactLeavesOrdinaryTextWithManyWord",
+		"TestRedactLeavesOrdinaryText2WithManyWor",
+		"internal/checkpoint/saved/savedTest2Case",
+		"the monkey ran off",
+		"see Zx9Qw7Er5Ty3Ui1Op8As6Df4 here", // key-shaped, but no secret word before it
+		"key,Zx9Qw7Er5Ty3Ui1Op8As6Df4",
+		"key.Zx9Qw7Er5Ty3Ui1Op8As6Df4",
+	} {
+		if got := Redact(in); got != in {
+			t.Errorf("Redact(%q) = %q, want it unchanged", in, got)
+		}
+	}
+}
+
 // Ordinary text, including the words the rules look for, comes back unchanged.
 func TestRedactLeavesOrdinaryText(t *testing.T) {
 	for _, in := range []string{
@@ -81,6 +220,24 @@ func TestRedactLeavesOrdinaryText(t *testing.T) {
 		"bearer of bad news is here today",
 		"api_key=[REDACTED]",
 		"ünïcödé — «text» with ? and emoji 🎉",
+		// Near misses of the issue 21 forms.
+		"see http://host:8080/x and https://example.com:443/a@b",
+		"curl -u admin https://x (asks for the password)",
+		"git push -u origin HEAD:main",
+		"sort -u a:b",
+		"mysql -u root -p app (asks)",
+		"mysql -P3306 -h db",
+		"the default password is changed at first login",
+		"reset the login password for the user",
+		"the Slack xapp- prefix and xoxb-short",
+		"whsec_short",
+		"SG.short.token",
+		"SKIP this SK123 and ACME",
+		"AGE-SECRET-KEY-1 is the prefix",
+		"glsa_short dop_v1_short",
+		"npm_short and npm_abc",
+		"AccountKey=",
+		"a signature sig= here",
 	} {
 		if got := Redact(in); got != in {
 			t.Errorf("Redact(%q) = %q, want it unchanged", in, got)
@@ -115,6 +272,8 @@ func BenchmarkRedactSecrets(b *testing.B) {
 func FuzzRedact(f *testing.F) {
 	f.Add("password=hunter2 sk-ant-api03-AbCdEf0123456789_-AbCdEf0123456789")
 	f.Add("-----BEGIN RSA PRIVATE KEY-----\nabc")
+	f.Add("redis://:pw@h curl -u a:b machine h login u password p mysql -pX whsec_0123456789abcdefXYZ")
+	f.Add("key: Zx9Qw7Er5Ty3Ui1Op8As6Df4== AKIAIOSFODNN7EXAMPLE,wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
 	f.Fuzz(func(t *testing.T, s string) {
 		once := Redact(s)
 		if Redact(once) != once {
@@ -125,11 +284,15 @@ func FuzzRedact(f *testing.F) {
 
 // Every expression compiles (they are compiled lazily, so a typo would only show on first use).
 func TestRulesCompile(t *testing.T) {
+	for _, re := range []func() *regexp.Regexp{curlLineRe, curlUserRe, mysqlLineRe, mysqlPassRe} {
+		re()
+	}
 	for _, r := range rules {
-		if r.re() == nil {
-			t.Fatal("nil regexp")
+		if r.re == nil && r.apply == nil || r.re != nil && r.re() == nil {
+			t.Fatal("a rule with nothing to run")
 		}
 	}
+	needleIndex()
 }
 
 // redactPairs runs the pair expression over the needles' lines only; on ASCII text that gives
@@ -146,9 +309,8 @@ func FuzzRedactPairsWindows(f *testing.F) {
 				return
 			}
 		}
-		lower := asciiLower(s)
 		want := maskPairs(s)
-		if got := redactPairs(s, lower, rules[len(rules)-1].needles); got != want {
+		if got := redactPairs(s); got != want {
 			t.Fatalf("windows differ on %q:\n got %q\nwant %q", s, got, want)
 		}
 	})
@@ -157,6 +319,50 @@ func FuzzRedactPairsWindows(f *testing.F) {
 func BenchmarkRedactSummary(b *testing.B) {
 	s := strings.Repeat("1. Primary request: refactor the lexer's state into a struct, keep the tests green.\n", 60) +
 		"The token refresh runs every hour.\n" + strings.Repeat("2. Files: src/parser/parser.go was changed.\n", 60)
+	for b.Loop() {
+		Redact(s)
+	}
+}
+
+// The one-pass needle search finds exactly the rules a search for each needle finds.
+func FuzzNeedles(f *testing.F) {
+	f.Add("ghp_ xox SK AC sk- PASSWORD curl MySQL")
+	f.Add("aKiA AKIA Sg. SG. hooks.slack.com/ _V1_")
+	f.Fuzz(func(t *testing.T, s string) {
+		var want uint64
+		for i, r := range rules {
+			for _, n := range r.needles {
+				if strings.ToLower(n) != n && strings.Contains(s, n) || strings.ToLower(n) == n && strings.Contains(asciiLower(s), n) {
+					want |= 1 << i
+				}
+			}
+		}
+		if got := needleIndex().find(s); got != want {
+			t.Fatalf("find(%q) = %b, want %b", s, got, want)
+		}
+	})
+}
+
+// asciiLower lowercases ASCII letters only, keeping every byte offset of s.
+func asciiLower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if c := b[j]; c >= 'A' && c <= 'Z' {
+					b[j] = c + 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+// Text full of what the fallback looks at and must leave: long identifiers, paths, object names.
+func BenchmarkRedactCode(b *testing.B) {
+	s := strings.Repeat("func TestRedactLeavesOrdinaryText(t *testing.T) { key := src/pkg/redact/redact_test.go; commit a0a4684f1c2e3b5d6a7c8e9f0a1b2c3d4e5f6a7b }\n", 10)
+	b.SetBytes(int64(len(s)))
 	for b.Loop() {
 		Redact(s)
 	}

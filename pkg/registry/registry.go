@@ -1,6 +1,7 @@
-// Package registry keeps the sessions of one project and the messages they send each other (seed
-// 002's /session list, inbox and broadcast): .claude/state/session.json lists the sessions, and
-// .claude/state/session.events.jsonl is an append-only log of events, broadcasts among them.
+// Package registry keeps the sessions of one project and the messages they send each other
+// (/session list, inbox and broadcast: docs/DESIGN.md, What cairn is for):
+// .claude/state/session.json lists the sessions, and .claude/state/session.events.jsonl is an
+// append-only log of events, broadcasts among them.
 //
 // Sessions. SessionStart registers a session, UserPromptSubmit touches it on every prompt and
 // SessionEnd ends it. Claude Code gives SessionEnd 1.5 s and often kills it, so many sessions never
@@ -36,22 +37,22 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
 
-// Files of the registry, relative to the project root (SPEC §2).
+// Files of the registry, relative to the project root (docs/DESIGN.md, Where state lives).
 const (
 	File       = ".claude/state/session.json"
 	EventsFile = ".claude/state/session.events.jsonl"
 )
 
-// OrphanAfter is how long a session may go without activity (a prompt, a start, a broadcast
-// read) before the next Register marks it ended. A session the user is at prompts more often
-// than that; one that stays silent longer is almost always one whose SessionEnd was killed
-// (the common case, SPEC §9). A long autonomous turn or a lunch break can be mislabelled for a
-// while, which costs nothing but a wrong line in `cairn session list` until its next prompt
-// makes it active again: its cursor, and so its messages, are kept.
+// OrphanAfter is how long a session may go without activity (a prompt, a start, a broadcast read)
+// before the next Register marks it ended. A session the user is at prompts more often than that;
+// one that stays silent longer is almost always one whose SessionEnd was killed (the common case:
+// docs/DESIGN.md, Facts about Claude Code). A long autonomous turn or a lunch break can be
+// mislabelled for a while, which costs nothing but a wrong line in `cairn session list` until its
+// next prompt makes it active again: its cursor, and so its messages, are kept.
 const OrphanAfter = 2 * time.Hour
 
-// ActiveWithin splits "active" from "idle" in session list (seed 002's table shows a session
-// 2 minutes since its last activity as active and one at 15 minutes as idle).
+// ActiveWithin splits "active" from "idle" in session list (the original /session list's example
+// shows a session 2 minutes since its last activity as active and one at 15 minutes as idle).
 const ActiveWithin = 10 * time.Minute
 
 // touchEvery is the resolution of last_activity: a prompt within a minute of the recorded
@@ -158,9 +159,9 @@ func (r Registry) Started(sid string) (time.Time, bool) {
 	return s.Started, ok && !s.Started.IsZero()
 }
 
-// Current returns the session the CLI serves (SPEC §7): envSID ($CLAUDE_CODE_SESSION_ID) when
-// set, else the active session with the most recent activity (recorded to the minute; on a tie,
-// the one registered last); ok is false when there is none.
+// Current returns the session the CLI serves (docs/DESIGN.md, Facts about Claude Code): envSID
+// ($CLAUDE_CODE_SESSION_ID) when set, else the active session with the most recent activity
+// (recorded to the minute; on a tie, the one registered last); ok is false when there is none.
 func (r Registry) Current(envSID string) (string, bool) {
 	if envSID != "" {
 		return envSID, checkID(envSID) == nil

@@ -1,11 +1,13 @@
-// Package runstate owns a run's directory under .agents/runs/ (seed 001): the active pointer
-// (.agents/runs/active), the run's flat state.json, and its whiteboard MEMORY.md
-// ([RefreshWhiteboard]). A process opens the project's runs once ([Open]) and passes the handle
-// down: the active pointer and the active run's state.json are each read at most once.
+// Package runstate owns a run's directory under .agents/runs/ (the run whiteboard:
+// docs/DESIGN.md, What cairn is for): the active pointer (.agents/runs/active), the run's flat
+// state.json, and its whiteboard MEMORY.md ([RefreshWhiteboard]). A process opens the project's
+// runs once ([Open]) and passes the handle down: the active pointer and the active run's
+// state.json are each read at most once.
 //
-// The state contract: state.json holds flat top-level string keys only, one key per line, because the
-// seed's hooks read it with grep and sed. The writer refuses anything else; the reader skips a
-// nested value with a warning naming the key, so one bad key never hides the rest.
+// The state contract: state.json holds flat top-level string keys only, one key per line, because
+// the original whiteboard's hooks read it with grep and sed, and grep and sed readers keep
+// working. The writer refuses anything else; the reader skips a nested value with a warning
+// naming the key, so one bad key never hides the rest.
 package runstate
 
 import (

@@ -14,8 +14,8 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/mdblock"
 )
 
-// WhiteboardLines caps MEMORY.md (seed 001: "a whiteboard longer than that is a second context to
-// lose, not a summary").
+// WhiteboardLines caps MEMORY.md, as the original whiteboard did: a whiteboard longer than that
+// is a second context to lose, not a summary.
 const WhiteboardLines = 200
 
 // Sections are the five prose sections, in order.

@@ -11,8 +11,9 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/search/searchtest"
 )
 
-// The index stays within half the size of the files it indexes (SPEC §10), on a history shaped
-// like the benchmark's: timeline titles and branches repeat, and must be stored once.
+// The index stays within half the size of the files it indexes (docs/DESIGN.md, Budgets), on a
+// history shaped like the benchmark's: timeline titles and branches repeat, and must be stored
+// once.
 func TestIndexSize(t *testing.T) {
 	if testing.Short() {
 		t.Skip("generates a history from $GOROOT/src's words")

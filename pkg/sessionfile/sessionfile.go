@@ -1,10 +1,10 @@
-// Package sessionfile reads and writes .claude/state/session-context.md (seed 003), the one file
-// three owners share:
+// Package sessionfile reads and writes .claude/state/session-context.md (the session context
+// file: docs/DESIGN.md, What cairn is for), the one file three owners share:
 //
 //   - the snapshot block, PreCompact's: which session compacted, when, on which branch, its
-//     open tasks and the files it edited since the last compaction (Snapshot, Refresh);
+//     open tasks and the files it edited since the last compaction ([Snapshot], [Refresh]);
 //   - the "## Parked items" section, package parking's: it is handed the section's lines and
-//     hands back new ones (Split, File.Parked, File.WithParked);
+//     hands back new ones ([Split], [File.Parked], [File.WithParked]);
 //   - everything else — a title, prose a person wrote — which no one rewrites.
 //
 // One parser decides where each part ends (mdblock's rule for the block: at its end marker, or

@@ -29,10 +29,11 @@ import (
 )
 
 // Hook is one hook handler cairn registers for Event. It is written in exec form — "args" is
-// present, even when empty, so Claude Code spawns Command directly with no shell (reference
-// §2.5; an empty list selects exec form, testscripts/e2e/FINDINGS.md) — unless Shell is set, and always
-// under an empty matcher, because cairn's binaries gate themselves on source and trigger
-// (SPEC §9). Timeout is in seconds; 0 leaves it out.
+// present, even when empty, so Claude Code spawns Command directly with no shell (an empty list
+// selects exec form, testscripts/e2e/FINDINGS.md) — unless Shell is set, and always under an
+// empty matcher, because cairn's binaries gate themselves on source and trigger (a matcher is not
+// to be relied on: docs/DESIGN.md, Facts about Claude Code). Timeout is in seconds; 0 leaves it
+// out.
 type Hook struct {
 	Event   string
 	Command string

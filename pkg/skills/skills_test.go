@@ -30,7 +30,7 @@ func TestTemplates(t *testing.T) {
 	if !slices.Equal(dirs, want) {
 		t.Fatalf("templates %v; Names %v", dirs, want)
 	}
-	// The mode commands every skill must name (SPEC §7).
+	// The mode commands every skill must name (README.md, Manual commands).
 	commands := map[string][]string{
 		"session": {"session resume", "session archive", "session summary", "session park question",
 			"session park deferred", "session park side", "session list", "session inbox", "session broadcast"},
@@ -79,9 +79,9 @@ func TestTemplates(t *testing.T) {
 			}
 		}
 	}
-	// The seeds' rules that must survive in the session skill: seed 003's question for an empty
-	// /session (seed 002 shows the options) and its unknown-flag line with the abort-or-continue
-	// question (issue 12, items 5 and 7), and the rules on archive, the guard and session start.
+	// The rules of the original /session workflow that must survive in the session skill: the
+	// question for an empty /session, with the options, and the unknown-flag line with the
+	// abort-or-continue question, and the rules on archive, the guard and session start.
 	session, _ := Render("session", "/c", ToolsInstalled)
 	flat := strings.Join(strings.Fields(string(session)), " ")
 	for _, rule := range []string{
@@ -106,8 +106,8 @@ func TestTemplates(t *testing.T) {
 			t.Errorf("session-continuity: %q is missing", s)
 		}
 	}
-	// Where the skills' wording had slipped from the seeds (issue 25): the seeds' sentences, the
-	// AskUserQuestion tool they name, and what is true of the hooks today.
+	// Sentences the original workflows' skills had and these keep, the AskUserQuestion tool
+	// they name for a question to the user, and what is true of the hooks today.
 	for name, rules := range map[string][]string{
 		"context-save": {`"Use /context-restore instead — save and restore are separate skills now."`,
 			"use the AskUserQuestion tool only if the title genuinely cannot be inferred"},

@@ -27,7 +27,7 @@ const (
 )
 
 // Bounds on what ForSession reads, so that a corrupted or hostile tasks directory cannot make a
-// hook slow or large (SPEC §6 "Bounded").
+// hook slow or large (docs/DESIGN.md, Invariants: "Bounded").
 const (
 	maxFileSize = 64 << 10 // a task is a few hundred bytes; anything this big is not one
 	maxFiles    = 256      // far above any real task list

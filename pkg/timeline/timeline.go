@@ -1,6 +1,6 @@
-// Package timeline appends to memory/timeline.jsonl (seed 002): one JSON line per session
-// start, compaction and session end, append-only. It is its own package so that the hooks that
-// only log (SessionEnd) link nothing of checkpoints' frontmatter parsing.
+// Package timeline appends to memory/timeline.jsonl (docs/DESIGN.md, Where state lives): one JSON
+// line per session start, compaction and session end, append-only. It is its own package so that
+// the hooks that only log (SessionEnd) link nothing of checkpoints' frontmatter parsing.
 package timeline
 
 import (

@@ -8,7 +8,8 @@ import (
 	"testing"
 )
 
-// Lines in the shapes Claude Code writes (trimmed copies of public transcripts; reference §4).
+// Lines in the shapes Claude Code writes (trimmed copies of public transcripts;
+// docs/TRANSCRIPT.md).
 const (
 	assistantToolUse = `{"parentUuid":"3b1c","isSidechain":false,"userType":"external","cwd":"/home/me/proj","sessionId":"s1","version":"2.1.240","gitBranch":"main","message":{"model":"claude-opus-4-8","id":"msg_01A","type":"message","role":"assistant","content":[{"type":"tool_use","id":"toolu_01X","name":"Edit","input":{"file_path":"/home/me/proj/src/main.go","old_string":"a := 1","new_string":"a := \"two\"\n"}}],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":4,"output_tokens":120}},"requestId":"req_1","type":"assistant","uuid":"9a2e","timestamp":"2026-09-01T10:00:00.000Z"}`
 	assistantText    = `{"parentUuid":"9a2e","isSidechain":false,"userType":"external","cwd":"/home/me/proj","sessionId":"s1","version":"2.1.240","gitBranch":"main","message":{"model":"claude-opus-4-8","id":"msg_01B","type":"message","role":"assistant","content":[{"type":"text","text":"Done — «naïve» \"quoted\" \\ and\na newline. Shall I run the tests?"}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":4,"output_tokens":20}},"requestId":"req_2","type":"assistant","uuid":"7f00","timestamp":"2026-09-01T10:00:01.000Z"}`

@@ -116,7 +116,7 @@ func TestMemoryBoundWithGiantLine(t *testing.T) {
 	if fi, err := os.Stat(path); err != nil || fi.Size() < 70<<20 {
 		t.Fatalf("generated file: %v, %v", fi, err)
 	}
-	const limit = 4 << 20 // a quarter of the 16 MiB a whole hook may use (SPEC §8)
+	const limit = 4 << 20 // a quarter of the 16 MiB a whole hook may use (docs/DESIGN.md, Budgets)
 	measure := func(name string, f func()) {
 		t.Helper()
 		if alloc := allocated(t, name, f); alloc > limit {

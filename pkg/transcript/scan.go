@@ -21,9 +21,9 @@ type limits struct {
 	// backward window doubles from minWindow up to lineCap; the forward buffer is 1.5 times it.
 	lineCap int
 	// maxBackScan is how many bytes a "last" question may read before it gives up and answers
-	// with what it has found, so that even a multi-GB transcript of progress lines (reference
-	// §4, "Sizes") costs a bounded time. Scans that must cover a region (the boundary search,
-	// the edited files since it) are not bounded by it.
+	// with what it has found, so that even a multi-GB transcript of progress lines
+	// (docs/TRANSCRIPT.md) costs a bounded time. Scans that must cover a region (the boundary
+	// search, the edited files since it) are not bounded by it.
 	maxBackScan int64
 }
 

@@ -1,9 +1,9 @@
 // Package transcript answers the few questions cairn asks of Claude Code's session transcript
 // (the JSONL file at the payload's transcript_path) without reading the whole of it.
 //
-// Transcripts reach hundreds of megabytes and single lines of tens of megabytes, and hooks run
-// on every prompt under a 16 MiB memory budget (SPEC §8), so every question is answered in
-// bounded memory (a few MiB) and, where the question allows it, with bounded reading:
+// Transcripts reach hundreds of megabytes and single lines of tens of megabytes, and hooks run on
+// every prompt under a 16 MiB memory budget (docs/DESIGN.md, Budgets), so every question is
+// answered in bounded memory (a few MiB) and, where the question allows it, with bounded reading:
 //
 //   - The file is read backwards from its end in windows that start at 64 KiB and double up
 //     to 1 MiB, and reading stops at the answer. LastAssistantText, LastUserPrompts and
@@ -17,13 +17,13 @@
 //     scanning for '\n' in 1 MiB chunks. Text taken from such a line is truncated, and a 60 MB
 //     tool result costs a scan for '\n' over it, never 60 MB of memory.
 //
-// The format is internal to Claude Code and changes between versions (reference §4), so reading
-// is tolerant: unknown line types and fields are ignored, a line that is not valid JSON is
-// skipped (a last line still being written is the common case), CRLF line ends are accepted,
-// invalid UTF-8 in returned text is replaced with U+FFFD, and a missing file reads as empty.
-// A path that is not a regular file gives ErrNotRegular and is not opened. The file is read
-// through one descriptor, so a file replaced meanwhile is read as it was; a file that shrinks
-// while it is read is read once more from its new end, and a second failure is an error.
+// The format is internal to Claude Code and changes between versions (docs/DESIGN.md, Facts about
+// Claude Code), so reading is tolerant: unknown line types and fields are ignored, a line that is
+// not valid JSON is skipped (a last line still being written is the common case), CRLF line ends
+// are accepted, invalid UTF-8 in returned text is replaced with U+FFFD, and a missing file reads
+// as empty. A path that is not a regular file gives ErrNotRegular and is not opened. The file is
+// read through one descriptor, so a file replaced meanwhile is read as it was; a file that
+// shrinks while it is read is read once more from its new end, and a second failure is an error.
 package transcript
 
 import (
@@ -45,7 +45,8 @@ const maxText = 1 << 20
 // maxEditedFiles bounds the paths EditedFilesSinceBoundary returns.
 const maxEditedFiles = 4096
 
-// editTools are the tools whose tool_use input names a file they change (reference §4).
+// editTools are the tools whose tool_use input names a file they change, and the input field that
+// names it (docs/TRANSCRIPT.md).
 var editTools = map[string]string{
 	"Edit":         "file_path",
 	"Write":        "file_path",

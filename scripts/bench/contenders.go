@@ -38,7 +38,7 @@ const (
 	kindPopular = "popular"
 )
 
-// Budgets (SPEC §8).
+// Budgets (docs/DESIGN.md, Budgets).
 type budget struct {
 	ratio float64 // × floor (median); 0 = none
 	abs   float64 // ms, absolute (median and p90 reported); 0 = none
@@ -257,15 +257,15 @@ func (f *fixture) contenders(s *sizeFiles, st *states) []*contender {
 		{key: "summary", name: "cairn session summary", kind: kindCairn, argv: []string{bin("cairn"), "session", "summary"}, env: cliEnv,
 			state: st.standard, check: contains("→")},
 
-		{key: "seed-resume", name: "seed 000 resume (bash)", kind: kindSeed, pair: "resume", argv: []string{"bash", alt("seed000-resume.sh")}, env: cliEnv,
+		{key: "seed-resume", name: "original /session resume (bash)", kind: kindSeed, pair: "resume", argv: []string{"bash", alt("seed000-resume.sh")}, env: cliEnv,
 			state: st.standard, check: exit0Contains("## Session Pending")},
-		{key: "seed-archive", name: "seed 000 archive (bash)", kind: kindSeed, pair: "archive", argv: []string{"bash", alt("seed000-archive.sh"), f.archiveTarget}, env: cliEnv,
+		{key: "seed-archive", name: "original /session archive (bash)", kind: kindSeed, pair: "archive", argv: []string{"bash", alt("seed000-archive.sh"), f.archiveTarget}, env: cliEnv,
 			state: st.standard, check: writes(true, exit0Contains("Archived:"))},
-		{key: "seed-summary", name: "seed 000 summary (bash)", kind: kindSeed, pair: "summary", argv: []string{"bash", alt("seed000-summary.sh")}, env: cliEnv,
+		{key: "seed-summary", name: "original /session summary (bash)", kind: kindSeed, pair: "summary", argv: []string{"bash", alt("seed000-summary.sh")}, env: cliEnv,
 			state: st.standard, check: exit0Contains("→")},
-		{key: "seed-precompact", name: "seed 001 save-session PreCompact (bash grep/sed)", kind: kindSeed, pair: "precompact", argv: []string{"bash", alt("seed001-save-session.sh")},
+		{key: "seed-precompact", name: "original save-session PreCompact (bash grep/sed)", kind: kindSeed, pair: "precompact", argv: []string{"bash", alt("seed001-save-session.sh")},
 			stdin: pc, state: st.standard, check: writes(true, exit0)},
-		{key: "seed-sessionstart", name: "seed 001 context-loader SessionStart (bash)", kind: kindSeed, pair: "sessionstart-startup", argv: []string{"bash", alt("seed001-context-loader.sh")},
+		{key: "seed-sessionstart", name: "original context-loader SessionStart (bash)", kind: kindSeed, pair: "sessionstart-startup", argv: []string{"bash", alt("seed001-context-loader.sh")},
 			stdin: payload("SessionStart", newSession, f.proj, filepath.Join(f.transcripts, newSession+".jsonl"), "source", "startup"),
 			state: st.standard, check: exit0Contains("lessons-learned.md")},
 

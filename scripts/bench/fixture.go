@@ -19,10 +19,10 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/transcript/transcripttest"
 )
 
-// The standard project (issue 7): an active run, 10 parked items, 100 legacy session-open-*.md
-// files, 50 checkpoints, 8 registered sessions with 1,000 broadcast events, Claude Code task
-// files, a git history, and transcripts of every size asked for. Everything lives under one
-// temporary directory:
+// The standard project (docs/BENCHMARKS.md): an active run, 10 parked items, 100 legacy
+// session-open-*.md files, 50 checkpoints, 8 registered sessions with 1,000 broadcast events,
+// Claude Code task files, a git history, and transcripts of every size asked for. Everything
+// lives under one temporary directory:
 //
 //	work/bin/            the built binaries (unless -bin)
 //	work/alternatives/   the shell, Python and Node contenders
@@ -334,7 +334,8 @@ func (f *fixture) build() error {
 		return err
 	}
 
-	// 100 legacy session-open-*.md files (seed 000), aged 0 to 28 days by mtime.
+	// 100 legacy session-open-*.md files of the original /session workflow, aged 0 to 28 days
+	// by mtime.
 	for i := 0; i < legacyFiles; i++ {
 		age := i % 29
 		slug := fmt.Sprintf("legacy-%03d-%s-%s", i, word(), word())

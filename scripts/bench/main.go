@@ -1,8 +1,9 @@
 // Command bench measures cairn's hooks as Claude Code runs them — whole processes, stdin to exit —
 // against the floor (a bare Go binary that only decodes its stdin, scripts/floor) and against the
-// alternatives users have: the seeds' own shell snippets, and Python and Node hooks that read
-// stdin and the transcript's last 64 KiB. SPEC §8 states cairn's budgets as multiples of the
-// floor, so the report gives ratios as well as times. docs/BENCHMARKS.md has the results.
+// alternatives users have: the shell snippets of the original workflows cairn replaces
+// (docs/DESIGN.md, What cairn is for), and Python and Node hooks that read stdin and the
+// transcript's last 64 KiB. cairn's budgets are multiples of the floor (docs/DESIGN.md,
+// Budgets), so the report gives ratios as well as times. docs/BENCHMARKS.md has the results.
 //
 //	go run ./scripts/bench                       # the full run: 100 rounds, 1MB,50MB,200MB,60MBline
 //	go run ./scripts/bench -quick                # 10 rounds, 1 MB only (about a minute)
@@ -171,7 +172,7 @@ func run(o options) error {
 		defer os.RemoveAll(work)
 	}
 	if _, err := exec.LookPath("bash"); err != nil {
-		return fmt.Errorf("bash is needed for the seeds' contenders: %v", err)
+		return fmt.Errorf("bash is needed for the original workflows' contenders: %v", err)
 	}
 	if timeBin == "" {
 		logf("GNU time (/usr/bin/time) not found: peak RSS will be an upper bound that includes this program's own RSS")

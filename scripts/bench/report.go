@@ -9,7 +9,7 @@ import (
 
 const rssBudgetKiB = 16 << 10
 
-// report renders the results as markdown: the budgets of SPEC §8 with a verdict, the
+// report renders the results as markdown: the hooks' budgets (docs/DESIGN.md) with a verdict, the
 // alternatives against cairn, and every contender per size.
 func report(m *meta, results []*sizeResult, libDiag []diagRow) string {
 	var b strings.Builder
@@ -33,7 +33,7 @@ func report(m *meta, results []*sizeResult, libDiag []diagRow) string {
 	p("\n\n")
 
 	// Budgets.
-	p("## SPEC §8 budgets\n\n")
+	p("## Budgets\n\n")
 	p("Median × the floor's median in the same rounds (p90 × floor's p90 in brackets); peak RSS is the maximum over all sizes.\n\n")
 	p("| hook | budget |")
 	for _, r := range results {

@@ -1,9 +1,9 @@
 // Command contextbench measures `cairn context list` and `cairn context restore` as whole
 // processes against the floor (a bare Go binary that only decodes its stdin, scripts/floor), on
 // the generated histories scripts/searchbench uses (package searchtest: N checkpoints plus audit
-// and timeline lines), with a warm index. SPEC §10: list and restore ≤ 3× the floor at 2,000
-// checkpoints; the report shows how they grow at 200, 2,000 and 20,000. docs/BENCHMARKS.md has
-// the results.
+// and timeline lines), with a warm index. The budget (docs/DESIGN.md, Budgets): list and restore
+// ≤ 3× the floor at 2,000 checkpoints; the report shows how they grow at 200, 2,000 and 20,000.
+// docs/BENCHMARKS.md has the results.
 //
 //	go run ./scripts/contextbench                      # 200, 2,000 and 20,000
 //	go run ./scripts/contextbench -sizes 2000 -n 30    # a quick look

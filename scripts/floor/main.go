@@ -1,5 +1,6 @@
 // Command floor is the benchmark floor: a bare Go binary that only decodes one JSON object from
-// its stdin, as every hook must. SPEC §8 states cairn's budgets as multiples of its run time.
+// its stdin, as every hook must. cairn's budgets are multiples of its run time (docs/DESIGN.md,
+// Budgets).
 package main
 
 import (

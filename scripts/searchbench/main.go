@@ -1,9 +1,10 @@
 // Command searchbench measures `cairn search` as a whole process against the floor (a bare Go
 // binary that only decodes its stdin, scripts/floor), on generated histories of several sizes
-// (package searchtest: N checkpoints plus 20,000 audit lines and 100,000 timeline lines), and
-// in process, and through cairn's MCP server. SPEC §10 sets the budgets: whole process with a
-// warm index ≤ 10× the floor at 20,000 checkpoints, an MCP search call ≤ 20 ms and the server's
-// RSS ≤ 64 MiB, the index ≤ 50% of the files it indexes. docs/BENCHMARKS.md has the results.
+// (package searchtest: N checkpoints plus 20,000 audit lines and 100,000 timeline lines), and in
+// process, and through cairn's MCP server. The budgets (docs/DESIGN.md, Budgets): whole process
+// with a warm index ≤ 10× the floor at 20,000 checkpoints, an MCP search call ≤ 20 ms and the
+// server's RSS ≤ 64 MiB, the index ≤ 50% of the files it indexes. docs/BENCHMARKS.md has the
+// results.
 //
 //	go run ./scripts/searchbench                              # 200, 2,000 and 20,000; about 5 minutes
 //	go run ./scripts/searchbench -sizes 200 -n 10             # a quick look

@@ -34,7 +34,7 @@ type capability string
 const (
 	// capExecForm: a hook handler with "args" is spawned directly with them.
 	// Before 2.1.139 "command" runs through /bin/sh and "args" is dropped
-	// (reference §2.5; FINDINGS.md §k: 2.1.100's schema has no args).
+	// (FINDINGS.md §k: 2.1.100's schema has no args).
 	capExecForm capability = "exec-form"
 	// capTaskTools: TaskCreate/TaskUpdate run and write
 	// ~/.claude/tasks/<session>/<n>.json. 2.1.100 answers "No such tool
@@ -55,7 +55,7 @@ const (
 	capMessagesOnly capability = "messages-only"
 	// capForkSource: --fork-session fires SessionStart with source "fork" and
 	// the new session's id; before 2.1.214 it is source "resume" with the
-	// original id (reference §1.2; FINDINGS.md §k).
+	// original id (FINDINGS.md §k).
 	capForkSource capability = "fork-source"
 )
 

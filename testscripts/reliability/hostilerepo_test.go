@@ -25,13 +25,13 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/project"
 )
 
-// The hostile-repository suite (issue 11): a repository is untrusted input. It can commit
-// symlinks to devices, FIFOs, directories and files outside the project, FIFOs and huge files at
-// the paths cairn reads and writes, a settings.json naming its own binaries, and it can swap a
-// directory for a symlink while cairn works in it. On such a project every hook must exit 0 with
-// protocol-only stdout within 1 s and 64 MiB (SPEC §10), the CLI must exit 0 or refuse with one
-// line, never hang and stay within 64 MiB, and nothing outside the project may be created,
-// changed or removed — checked by hashing a sentinel tree outside before and after.
+// The hostile-repository suite: a repository is untrusted input. It can commit symlinks to
+// devices, FIFOs, directories and files outside the project, FIFOs and huge files at the paths
+// cairn reads and writes, a settings.json naming its own binaries, and it can swap a directory
+// for a symlink while cairn works in it. On such a project every hook must exit 0 with
+// protocol-only stdout within 1 s and 64 MiB (docs/DESIGN.md, Budgets), the CLI must exit 0 or
+// refuse with one line, never hang and stay within 64 MiB, and nothing outside the project may be
+// created, changed or removed — checked by hashing a sentinel tree outside before and after.
 
 // Budgets of a process on a hostile project. The time budget is CPU time (user + system, the
 // process and its children): wall-clock time measures the machine's load as much as the hook, so
@@ -301,8 +301,8 @@ func (sp statePath) String() string {
 	return sp.rel
 }
 
-// hostileStatePaths are the paths cairn reads or writes (SPEC §2 and §10), files and the
-// directories above them; locks are added from what the writers create.
+// hostileStatePaths are the paths cairn reads or writes (docs/DESIGN.md, Where state lives),
+// files and the directories above them; locks are added from what the writers create.
 func hostileStatePaths() []statePath {
 	var out []statePath
 	for _, rel := range []string{

@@ -424,7 +424,10 @@ var hookEvents = map[string]string{
 // hooks lists the hook binaries, in a fixed order.
 var hooks = []string{"precompact", "postcompact", "sessionstart", "sessionend", "userpromptsubmit"}
 
-// checkHook checks a finished hook against the contract of SPEC §3 and reference §2.
+// checkHook checks a finished hook against the hook contract (docs/DESIGN.md, Facts about Claude
+// Code, and Invariants): exit 0; stderr only lines of its own; nothing on stdout for PreCompact
+// and SessionEnd; otherwise one hookSpecificOutput object for the event whose additionalContext
+// fits Claude Code's 10,000 characters.
 func checkHook(t testing.TB, r result) {
 	t.Helper()
 	if err := hookProblem(r); err != "" {
@@ -473,8 +476,9 @@ func hookProblem(r result) string {
 	return ""
 }
 
-// checkCLI checks the CLI's contract (SPEC §7): exit 0, 1 or 2; on failure a clear message —
-// exactly one "cairn: error|usage|refused: …" line — and every stderr line cairn's own.
+// checkCLI checks the CLI's contract (README.md, Manual commands): exit 0, 1 or 2; on failure a
+// clear message — exactly one "cairn: error|usage|refused: …" line — and every stderr line
+// cairn's own.
 func checkCLI(t testing.TB, r result) {
 	t.Helper()
 	if err := cliProblem(r); err != "" {

@@ -25,7 +25,7 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/sessionfile"
 )
 
-// Files cairn writes, relative to the project root (SPEC §2).
+// Files cairn writes, relative to the project root (docs/DESIGN.md, Where state lives).
 const (
 	fileContext   = ".claude/state/session-context.md"
 	fileSessions  = ".claude/state/session.json"

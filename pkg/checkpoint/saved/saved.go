@@ -113,9 +113,9 @@ type Selection struct {
 
 // SelectIn picks the checkpoint restore loads at now among names, the checkpoint names newest
 // first (as checkpoint.Names gives them, or an index that lists the same directory), across all
-// branches (seed 002: restore does not filter by branch, so that a context saved on one branch
-// resumes from another):
-//   - "" selects the newest checkpoint the user saved (kind saved), by file name — seed 002's
+// branches (as the original /context-restore: restore does not filter by branch, so that a
+// context saved on one branch resumes from another):
+//   - "" selects the newest checkpoint the user saved (kind saved), by file name — the original's
 //     "most recent" saved context, which the automatic and hand-off ones would otherwise bury —
 //     and the newest of any kind only when none was saved; a name dated after now (a clone can
 //     commit one dated 2099, which would otherwise be "newest" for ever) is passed over;

@@ -1,7 +1,8 @@
 // Package transcripttest writes synthetic Claude Code transcripts for tests and benchmarks of
-// package transcript: realistic line shapes (reference §4) at any size, with an optional giant
-// tool-result line and compaction boundaries, deterministic for a seed. Generate also returns
-// what the transcript holds (Truth), so that tests can check answers on files of any size.
+// package transcript: realistic line shapes (docs/TRANSCRIPT.md) at any size, with an optional
+// giant tool-result line and compaction boundaries, deterministic for a seed. Generate also
+// returns what the transcript holds (Truth), so that tests can check answers on files of any
+// size.
 package transcripttest
 
 import (
@@ -23,8 +24,9 @@ type Options struct {
 	// LongLine.
 	Size int64
 	// LongLine, when positive, makes the last turn read a file whose tool_result line is about
-	// this long (reference §4: single lines of 12.8M and 60M characters exist). It sits between
-	// the last prompt and the last assistant message, where "last" questions must step over it.
+	// this long (single lines of 12.8M and 60M characters exist: docs/TRANSCRIPT.md). It sits
+	// between the last prompt and the last assistant message, where "last" questions must step
+	// over it.
 	LongLine int64
 	// Boundaries is the number of compactions (a compact_boundary system line followed by an
 	// isCompactSummary user line), spread evenly over the file before its last turn.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Seed 000, `/session archive <partial-text>`: its five steps as one script, the bash blocks as
-# the seed writes them. Adapted only to run without Claude (docs/BENCHMARKS.md):
+# The original /session workflow's `/session archive <partial-text>` (docs/DESIGN.md, What cairn
+# is for): its five steps as one script, the bash blocks as that workflow writes them. Adapted
+# only to run without Claude (docs/BENCHMARKS.md):
 #  - SLUG uses Claude Code's spelling (see seed000-resume.sh).
 #  - Step 2's "Grep with the partial text … also match against file basenames" is grep -il plus
 #    a glob; "read the matched file with the Read tool to extract its name" is a bash read loop.

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Seed 000, `/session resume`: its four steps as one script, the bash blocks as the seed writes
-# them. Adapted only to run without Claude (docs/BENCHMARKS.md, "How the seeds were adapted"):
+# The original /session workflow's `/session resume` (docs/DESIGN.md, What cairn is for): its
+# four steps as one script, the bash blocks as that workflow writes them. Adapted only to run
+# without Claude (docs/BENCHMARKS.md, "How the original workflows were adapted"):
 #  - SLUG uses Claude Code's spelling (every non-alphanumeric character becomes '-', leading dash
-#    kept) instead of the seed's `sed 's|[/.]|-|g' | sed 's|^-||'`, which names a directory Claude
-#    Code never creates for a path starting with '/'; same two processes, same cost.
+#    kept) instead of the workflow's `sed 's|[/.]|-|g' | sed 's|^-||'`, which names a directory
+#    Claude Code never creates for a path starting with '/'; same two processes, same cost.
 #  - Steps 1–4 run in one shell: in Claude Code each block is a separate Bash tool call (a shell
 #    start each), so this is cheaper than the real skill.
 #  - Step 3 says "read each file with the Read tool" and Step 4 "render": done here with bash

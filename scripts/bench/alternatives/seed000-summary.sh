@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Seed 000, `/session summary`: its five steps as one script, the bash blocks as the seed writes
-# them. Adapted only to run without Claude (docs/BENCHMARKS.md):
+# The original /session workflow's `/session summary` (docs/DESIGN.md, What cairn is for): its
+# five steps as one script, the bash blocks as that workflow writes them. Adapted only to run
+# without Claude (docs/BENCHMARKS.md):
 #  - SLUG uses Claude Code's spelling (see seed000-resume.sh).
 #  - Step 1 "Call TaskList" is Claude's tool: read here from Claude Code's task files
 #    ($HOME/.claude/tasks/$CLAUDE_CODE_SESSION_ID/*.json) with grep and sed.

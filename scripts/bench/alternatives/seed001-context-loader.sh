@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Seed 001's .claude/hooks/context-loader.sh (SessionStart), as the seed describes it: inert without
-# an active run; prints the read order — AGENTS.md and the rules, then the active run's state
-# (MEMORY.md, state.json), then .agents/lessons-learned.md — naming the files that exist. The seed
-# gives no code, so this is the straightforward shell version of that description.
+# The original run whiteboard's .claude/hooks/context-loader.sh (SessionStart; docs/DESIGN.md,
+# What cairn is for), as that design describes it: inert without an active run; prints the read
+# order — AGENTS.md and the rules, then the active run's state (MEMORY.md, state.json), then
+# .agents/lessons-learned.md — naming the files that exist. The design gives no code, so this is
+# the straightforward shell version of that description.
 cat >/dev/null # the hook payload: not needed
 ROOT="${CLAUDE_PROJECT_DIR:-$(git rev-parse --show-toplevel 2>/dev/null || pwd)}"
 cd "$ROOT" || exit 0

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Seed 001's .claude/hooks/save-session.sh (PreCompact), as the seed describes it: inert without an
-# active run; reads state.json "with grep and sed, not a JSON parser"; refreshes the durable
-# snapshot in the run's MEMORY.md (run id, phase, the four gate verdicts, the open-plan-item
-# count) between markers, keeps the file at 200 lines, and never blocks a compaction (exit 0).
-# The seed gives no code, so this is the straightforward shell version of that description.
+# The original run whiteboard's .claude/hooks/save-session.sh (PreCompact; docs/DESIGN.md, What
+# cairn is for), as that design describes it: inert without an active run; reads state.json "with
+# grep and sed, not a JSON parser"; refreshes the durable snapshot in the run's MEMORY.md (run id,
+# phase, the four gate verdicts, the open-plan-item count) between markers, keeps the file at 200
+# lines, and never blocks a compaction (exit 0). The design gives no code, so this is the
+# straightforward shell version of that description.
 cat >/dev/null # the hook payload: not needed
 ROOT="${CLAUDE_PROJECT_DIR:-$(git rev-parse --show-toplevel 2>/dev/null || pwd)}"
 cd "$ROOT" || exit 0
