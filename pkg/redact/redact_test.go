@@ -57,7 +57,7 @@ func TestRedact(t *testing.T) {
 	}
 }
 
-// The forms issue 21 found missing (class 3), each in more than one spelling.
+// The forms redaction used to miss, each in more than one spelling.
 func TestRedactIssue21Forms(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		// URL credentials with an empty user, and a password holding an @.
@@ -220,7 +220,7 @@ func TestRedactLeavesOrdinaryText(t *testing.T) {
 		"bearer of bad news is here today",
 		"api_key=[REDACTED]",
 		"ünïcödé — «text» with ? and emoji 🎉",
-		// Near misses of the issue 21 forms.
+		// Near misses of those forms.
 		"see http://host:8080/x and https://example.com:443/a@b",
 		"curl -u admin https://x (asks for the password)",
 		"git push -u origin HEAD:main",
