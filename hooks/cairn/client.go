@@ -140,12 +140,12 @@ func installClient(ctx context.Context, c *CLI, flagValue string) (client, error
 	cmd.Env = c.Env.List()
 	out, err := cmd.Output()
 	if err != nil {
-		c.Warn("%s --version: %v; wiring for a current Claude Code (exec form)", path, err)
+		c.Warn("%s --version: %v; wiring in the form every release starts", path, err)
 		return client{}, nil
 	}
 	v, ok := parseClientVersion(string(out))
 	if !ok {
-		c.Warn("%s --version printed %q, not a Claude Code version; wiring for a current Claude Code (exec form)", path, strings.TrimSpace(string(out)))
+		c.Warn("%s --version printed %q, not a Claude Code version; wiring in the form every release starts", path, strings.TrimSpace(string(out)))
 		return client{}, nil
 	}
 	return client{version: v, known: true, from: "claude --version of " + path}, nil

@@ -360,6 +360,9 @@ func (d *doctor) checkHooks() (cli string) {
 				prog, w.file, cl, execFormSince)
 			continue
 		}
+		if w.Exec && !cl.known && needsQuoting(prog) {
+			d.add(statusWarn, check, "%s in %s is in exec form, which a Claude Code older than %s runs through /bin/sh, where this path cannot start unquoted; no client version was found to tell which you have: run cairn install --claude-version <version> to wire for it", prog, w.file, execFormSince)
+		}
 		form := "exec form"
 		if !w.Exec {
 			form = "shell form"

@@ -99,12 +99,14 @@ func hookCommand(goos, bin, binary string) string {
 
 // hookPlan is the hook handlers install wires, one per hookSpecs row, for binaries in bin on
 // goos and the client cl: exec form, or for a client older than exec form, shell form with the
-// path quoted.
+// path quoted. When the client is unknown (none found), the form every release starts: exec form
+// while the path needs no quoting (an older client runs it through /bin/sh as it stands), else
+// shell form with the path quoted.
 func hookPlan(goos, bin string, cl client) []settings.Hook {
 	var hs []settings.Hook
 	for _, h := range hookSpecs {
 		hook := settings.Hook{Event: h.event, Command: hookCommand(goos, bin, h.binary), Timeout: h.timeout}
-		if !cl.execForm() {
+		if !cl.execForm() || !cl.known && needsQuoting(hook.Command) {
 			hook.Command, hook.Shell = shellCommand(hook.Command), true
 		}
 		hs = append(hs, hook)
@@ -482,6 +484,23 @@ func runInstall(ctx context.Context, c *CLI, args []string) error {
 			return err
 		}
 	}
+	// and the files install writes itself must lie inside the scope's directory at the moment of
+	// the check: a linked .claude/skills/<name> that leads out of it would be refused by the write,
+	// after settings.json was written (hooks wired, no skills, no MCP entry).
+	inScope := []string{s.settings, s.gitignore()}
+	for _, sk := range sks {
+		if !sk.skip {
+			inScope = append(inScope, sk.path)
+		}
+	}
+	for _, t := range inScope {
+		if t == "" {
+			continue
+		}
+		if _, err := (configFiles{roots: []string{s.root}}).root(t); err != nil {
+			return fmt.Errorf("%s: %w; nothing was installed: replace the link with a directory of its own and run cairn install again", t, err)
+		}
+	}
 
 	w := s.writer(c, f.dryRun)
 	existed := fileExists(s.settings)
@@ -492,6 +511,10 @@ func runInstall(ctx context.Context, c *CLI, args []string) error {
 		return settingsError(s.settings, err)
 	}
 	switch {
+	case !cl.known && needsQuoting(hookCommand(runtime.GOOS, bin, "cairn")):
+		fmt.Fprintf(c.Stdout, "client: no Claude Code version found (no claude on PATH that says one; --claude-version or $%s names it): hooks in shell form with each path quoted, which every release can start\n", clientVersionEnv)
+	case !cl.known:
+		fmt.Fprintf(c.Stdout, "client: no Claude Code version found (no claude on PATH that says one; --claude-version or $%s names it): hooks in exec form, which every release can start at this path\n", clientVersionEnv)
 	case cl.known && cl.execForm():
 		fmt.Fprintf(c.Stdout, "client: %s (%s): hooks in exec form\n", cl, cl.from)
 	case cl.known:
