@@ -16,12 +16,14 @@
 package parking
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/cairn-hooks/cairn/pkg/redact"
@@ -109,6 +111,30 @@ type Store struct {
 	Legacy safefile.Writer // removes legacy files; confined to LegacyDirs
 	Dirs   []string        // the legacy memory directories (LegacyDirs)
 	Now    func() time.Time
+
+	// seen is session-context.md as the last read without the lock found it, parsed. A locked
+	// update that finds the same bytes reuses it: the prompt hook counts the bullets (read), then
+	// parks (update), and parsing the bullets — each field redacted — was a visible part of
+	// its time done twice. (Atomic, so that a Store stays safe for concurrent use.)
+	seen atomic.Pointer[parsed]
+}
+
+// parsed is session-context.md, split and its parked-items section parsed, with the bytes they
+// came from. Neither is changed once made: a transaction records its changes apart (edit).
+type parsed struct {
+	data   []byte
+	exists bool
+	file   *sessionfile.File
+	sec    *section
+}
+
+// parse returns data split and parsed, reusing what the last read made of the same bytes.
+func (s *Store) parse(data []byte, exists bool) *parsed {
+	if p := s.seen.Load(); p != nil && p.exists == exists && bytes.Equal(p.data, data) {
+		return p
+	}
+	file := sessionfile.Split(data, exists)
+	return &parsed{data: data, exists: exists, file: file, sec: parseSection(file)}
 }
 
 // New returns the store of the project at root. config is Claude Code's config directory ("" when
@@ -157,13 +183,13 @@ func (s *Store) todayString() string { return s.Now().Format(DateLayout) }
 // read reads the parked-items section of session-context.md without a lock.
 func (s *Store) read() (*section, error) {
 	data, _, err := safefile.ReadFile(s.Root, sessionfile.Path(s.Root), sessionfile.MaxSize)
-	if errors.Is(err, fs.ErrNotExist) {
-		return parseSection(sessionfile.Split(nil, false)), nil
-	}
-	if err != nil {
+	exists := !errors.Is(err, fs.ErrNotExist)
+	if err != nil && exists {
 		return nil, err
 	}
-	return parseSection(sessionfile.Split(data, true)), nil
+	p := s.parse(data, exists)
+	s.seen.Store(p)
+	return p.sec, nil
 }
 
 // List returns the open items, current bullets in file order then legacy files newest first,
@@ -238,8 +264,9 @@ type txn struct {
 func (s *Store) update(fn func(t *txn) error) error {
 	var t *txn
 	_, err := s.Files.Update(sessionfile.Path(s.Root), 0o644, func(old []byte, exists bool) ([]byte, error) {
-		file := sessionfile.Split(old, exists)
-		t = &txn{s: s, f: parseSection(file), e: edit{remove: map[int]bool{}, replace: map[int]string{}}}
+		p := s.parse(old, exists)
+		file := p.file
+		t = &txn{s: s, f: p.sec, e: edit{remove: map[int]bool{}, replace: map[int]string{}}}
 		var err error
 		if t.legacy, err = readLegacy(s.Dirs); err != nil {
 			return nil, err
@@ -435,7 +462,11 @@ func (s *Store) Park(b Bullet) (it Item, added bool, err error) {
 		}
 		open := t.items()
 		for _, o := range open {
-			if strings.EqualFold(neutralise(o.Description), b.Summary) {
+			d := o.Description
+			if o.Source != Current {
+				d = neutralise(d) // a bullet's was neutralised when it was read (cleanField)
+			}
+			if strings.EqualFold(d, b.Summary) {
 				it = o
 				return nil
 			}

@@ -621,3 +621,32 @@ func TestCountMatchesList(t *testing.T) {
 		t.Fatalf("Count %d (%v), List %d", n, err, len(items))
 	}
 }
+
+// The locked update reuses what the count read parsed when it finds the same bytes, and parses
+// again when another writer changed the file in between, so that nothing it wrote is lost.
+func TestParseReusedOnlyForTheSameBytes(t *testing.T) {
+	f := newFixture(t)
+	f.write(t, "## Parked items\n\n- **a** — Deferred: a. Context: x. Raised: 2026-03-09. Why: y. How to apply: z.\n")
+	s := New(f.root, f.config, safefile.Disk{Roots: []string{f.root}}, clock)
+	if n := s.FreshBullets(); n != 1 {
+		t.Fatal(n)
+	}
+	data, _ := os.ReadFile(sessionfile.Path(f.root))
+	if p := s.parse(data, true); p != s.seen.Load() {
+		t.Fatal("the same bytes were parsed again")
+	}
+	if p := s.parse(append(data, "\n"...), true); p == s.seen.Load() || len(p.sec.blocks) != 1 {
+		t.Fatal("other bytes reused what was parsed")
+	}
+	// Another session parks between the count and the park: both items are kept.
+	other := New(f.root, f.config, safefile.Disk{Roots: []string{f.root}}, clock)
+	if _, _, err := other.Park(Bullet{Summary: "Deferred: b. Context: x"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.Park(Bullet{Summary: "Deferred: c. Context: x"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.read(t); strings.Count(got, "\n- **") != 3 {
+		t.Fatalf("an item was lost:\n%s", got)
+	}
+}
