@@ -261,8 +261,9 @@ type txn struct {
 // which changes nothing, does not write), and by Expire. Then, the section written or not, the
 // pointers to the legacy files that fn removed leave their memory index (see unpoint): a
 // failure there comes back as an *IndexError, alone when nothing else failed.
-func (s *Store) update(fn func(t *txn) error) error {
+func (s *Store) update(fn func(t *txn) error, opts ...safefile.Option) error {
 	var t *txn
+	opts = append(opts, safefile.Limit(sessionfile.MaxSize))
 	_, err := s.Files.Update(sessionfile.Path(s.Root), 0o644, func(old []byte, exists bool) ([]byte, error) {
 		p := s.parse(old, exists)
 		file := p.file
@@ -289,7 +290,7 @@ func (s *Store) update(fn func(t *txn) error) error {
 			return nil, safefile.ErrNoChange
 		}
 		return file.WithParked(t.f.render(t.e)), nil
-	}, safefile.Limit(sessionfile.MaxSize))
+	}, opts...)
 	if t == nil {
 		return err
 	}
@@ -448,6 +449,22 @@ func (s *Store) mayExpire() bool {
 // and that item is returned with added false. With MaxOpen items open, Park returns a
 // *FullError listing them.
 func (s *Store) Park(b Bullet) (it Item, added bool, err error) {
+	return s.park(b)
+}
+
+// ParkAutomatically is Park for UserPromptSubmit's automatic parking, which runs on every
+// prompt: the same, except that session-context.md is replaced without its fsync where the file
+// system writes a replacing rename after the new file's data (safefile.NoSyncWhereOrdered:
+// ext4, btrfs), as the fsync cost a parking prompt more than all the rest of its work. The write
+// is as atomic and as locked as Park's, so a killed hook loses nothing; a power cut can cost the
+// items parked automatically in the seconds before it (the kernel writes them out within about
+// 30 s) and leaves every other item as it was. Elsewhere it syncs, as Park does. The audit lines
+// of the items it expires on the way are synced before the items go, as always.
+func (s *Store) ParkAutomatically(b Bullet) (it Item, added bool, err error) {
+	return s.park(b, safefile.NoSyncWhereOrdered)
+}
+
+func (s *Store) park(b Bullet, opts ...safefile.Option) (it Item, added bool, err error) {
 	b.Summary, b.Why, b.How = redact.Redact(b.Summary), redact.Redact(b.Why), redact.Redact(b.How)
 	b.Raised = s.todayString()
 	if b.Slug != "" && !ValidSlug(b.Slug) {
@@ -493,7 +510,7 @@ func (s *Store) Park(b Bullet) (it Item, added bool, err error) {
 		added = true
 		it = Item{Slug: b.Slug, Name: b.Slug, Description: b.Summary, Raised: b.Raised, Why: b.Why, How: b.How, Source: Current, Text: line, block: -1}
 		return nil
-	})
+	}, opts...)
 	ie, err := IndexWarning(err)
 	if err != nil {
 		return Item{}, false, err
