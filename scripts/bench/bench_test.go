@@ -120,9 +120,12 @@ func TestFreshActivityKeepsLayout(t *testing.T) {
 }
 
 func TestPairwise(t *testing.T) {
-	fl := &contender{times: []float64{1, 2, 4}}
-	c := &contender{times: []float64{1.5, 2, 12}}
+	fl := &contender{times: []float64{1, 2, 4}, cpu: []float64{1, 0, 2}}
+	c := &contender{times: []float64{1.5, 2, 12}, cpu: []float64{2, 5, 3}}
 	if got := pairwise(c, fl); got != 1.5 {
 		t.Errorf("pairwise = %v, want 1.5 (ratios 1.5, 1, 3)", got)
+	}
+	if got := pairwiseCPU(c, fl); got != 2 {
+		t.Errorf("pairwiseCPU = %v, want 2 (ratios 2, 1.5; a round without CPU time left out)", got)
 	}
 }

@@ -63,7 +63,8 @@ type contender struct {
 	// the warm-up runs.
 	check func(out, errOut string, code, changed int) error
 
-	times    []float64 // ms
+	times    []float64 // ms, wall clock
+	cpu      []float64 // ms, user + system time, in the same runs
 	rss      []int64   // KiB
 	warnings map[string]int
 }

@@ -384,6 +384,7 @@ func writeJSON(path string, m *meta, results []*sizeResult) error {
 	type jc struct {
 		Key, Name, Kind string
 		TimesMs         []float64
+		CPUMs           []float64
 		RSSKiB          []int64
 	}
 	type js struct {
@@ -399,7 +400,7 @@ func writeJSON(path string, m *meta, results []*sizeResult) error {
 	for _, r := range results {
 		s := js{Size: r.spec.label, Bytes: r.bytes, LoadBefore: r.loadBefore, LoadAfter: r.loadAfter}
 		for _, c := range r.contenders {
-			s.Contenders = append(s.Contenders, jc{c.key, c.name, c.kind, c.times, c.rss})
+			s.Contenders = append(s.Contenders, jc{c.key, c.name, c.kind, c.times, c.cpu, c.rss})
 		}
 		out.Sizes = append(out.Sizes, s)
 	}
