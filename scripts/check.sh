@@ -68,6 +68,7 @@ for t in \
 	"FuzzPlain ./pkg/plain" \
 	"FuzzSplit ./pkg/flatmatter" \
 	"FuzzDecodeDocument ./pkg/registry" \
+	"FuzzLineOf ./pkg/registry" \
 	"FuzzString ./pkg/jsonw" \
 	"FuzzRemove ./pkg/memindex" \
 	"FuzzDecodeSegment ./pkg/search" \

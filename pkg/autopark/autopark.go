@@ -961,9 +961,10 @@ func shorten(s string, n int) string {
 type Store interface {
 	// FreshBullets counts the open bullets: the guard's cheap count, without the legacy files.
 	FreshBullets() int
-	// Park parks b; a *parking.FullError when MaxOpen items are open, added false when the
-	// item is parked already.
-	Park(b parking.Bullet) (it parking.Item, added bool, err error)
+	// ParkAutomatically parks b, as parking.Store.Park does, with the write the prompt path can
+	// afford (see parking.Store.ParkAutomatically); a *parking.FullError when MaxOpen items are
+	// open, added false when the item is parked already.
+	ParkAutomatically(b parking.Bullet) (it parking.Item, added bool, err error)
 	// AnyParkedHere reports whether any open item was parked on this machine (asked only when
 	// the guard refuses: a lot a clone committed full is not the user's list to show).
 	AnyParkedHere() bool
@@ -981,9 +982,9 @@ type Outcome struct {
 // store. Cheapest first: a prompt that is plainly an answer and defers nothing is settled without
 // calling lastReply (which reads the transcript) or store; with the parking lot surely full
 // (MaxOpen fresh bullets, counted once) a deferral is refused before lastReply is called, and any
-// other item before the store's locked write; s.Park's own refusal of an 11th item, counting the
-// legacy files too, is the guard's last word (with 10 or more open nothing is parked and Claude
-// is told to show the list: docs/PARKING.md, Ages, stale, expiry, the guard).
+// other item before the store's locked write; the store's own refusal of an 11th item, counting
+// the legacy files too, is the guard's last word (with 10 or more open nothing is parked and
+// Claude is told to show the list: docs/PARKING.md, Ages, stale, expiry, the guard).
 func Run(prompt string, store func() Store, lastReply func() string) (Outcome, error) {
 	p := Read(prompt)
 	if !p.MayPark() {
@@ -1006,7 +1007,7 @@ func Run(prompt string, store func() Store, lastReply func() string) (Outcome, e
 		}
 	}
 	var out Outcome
-	it, added, err := s.Park(b)
+	it, added, err := s.ParkAutomatically(b)
 	if ie, rest := parking.IndexWarning(err); ie != nil {
 		out.Warning, err = ie, rest // an expired legacy file's pointer; the item is parked all the same
 	}

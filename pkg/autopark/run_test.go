@@ -22,7 +22,7 @@ func (f *fakeStore) FreshBullets() int { f.counts++; return f.fresh }
 
 func (f *fakeStore) AnyParkedHere() bool { return !f.foreign }
 
-func (f *fakeStore) Park(b parking.Bullet) (parking.Item, bool, error) {
+func (f *fakeStore) ParkAutomatically(b parking.Bullet) (parking.Item, bool, error) {
 	f.parked = append(f.parked, b)
 	if f.fresh+f.legacyOpen >= parking.MaxOpen {
 		return parking.Item{}, false, &parking.FullError{Items: make([]parking.Item, f.fresh+f.legacyOpen)}

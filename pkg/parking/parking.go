@@ -15,6 +15,7 @@
 package parking
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -22,6 +23,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/cairn-hooks/cairn/pkg/project"
@@ -114,6 +116,30 @@ type Store struct {
 	Legacy safefile.Writer // removes legacy files; confined to LegacyDirs
 	Dirs   []string        // the legacy memory directories (LegacyDirs)
 	Now    func() time.Time
+
+	// seen is session-context.md as the last read without the lock found it, parsed. A locked
+	// update that finds the same bytes reuses it: the prompt hook counts the bullets (read), then
+	// parks (update), and parsing the bullets — each field redacted — was a visible part of
+	// its time done twice. (Atomic, so that a Store stays safe for concurrent use.)
+	seen atomic.Pointer[parsed]
+}
+
+// parsed is session-context.md, split and its parked-items section parsed, with the bytes they
+// came from. Neither is changed once made: a transaction records its changes apart (edit).
+type parsed struct {
+	data   []byte
+	exists bool
+	file   *sessionfile.File
+	sec    *section
+}
+
+// parse returns data split and parsed, reusing what the last read made of the same bytes.
+func (s *Store) parse(data []byte, exists bool) *parsed {
+	if p := s.seen.Load(); p != nil && p.exists == exists && bytes.Equal(p.data, data) {
+		return p
+	}
+	file := sessionfile.Split(data, exists)
+	return &parsed{data: data, exists: exists, file: file, sec: parseSection(file)}
 }
 
 // New returns the store of the project at root. config is Claude Code's config directory ("" when
@@ -162,13 +188,13 @@ func (s *Store) todayString() string { return s.Now().Format(DateLayout) }
 // read reads the parked-items section of session-context.md without a lock.
 func (s *Store) read() (*section, error) {
 	data, _, err := safefile.ReadFile(s.Root, sessionfile.Path(s.Root), sessionfile.MaxSize)
-	if errors.Is(err, fs.ErrNotExist) {
-		return parseSection(sessionfile.Split(nil, false)), nil
-	}
-	if err != nil {
+	exists := !errors.Is(err, fs.ErrNotExist)
+	if err != nil && exists {
 		return nil, err
 	}
-	return parseSection(sessionfile.Split(data, true)), nil
+	p := s.parse(data, exists)
+	s.seen.Store(p)
+	return p.sec, nil
 }
 
 // List returns the open items, current bullets in file order then legacy files newest first,
@@ -240,11 +266,13 @@ type txn struct {
 // which changes nothing, does not write), and by Expire. Then, the section written or not, the
 // pointers to the legacy files that fn removed leave their memory index (see unpoint): a
 // failure there comes back as an *IndexError, alone when nothing else failed.
-func (s *Store) update(fn func(t *txn) error) error {
+func (s *Store) update(fn func(t *txn) error, opts ...safefile.Option) error {
 	var t *txn
+	opts = append(opts, safefile.Limit(sessionfile.MaxSize))
 	_, err := s.Files.Update(sessionfile.Path(s.Root), 0o644, func(old []byte, exists bool) ([]byte, error) {
-		file := sessionfile.Split(old, exists)
-		t = &txn{s: s, f: parseSection(file), e: edit{remove: map[int]bool{}, replace: map[int]string{}}}
+		p := s.parse(old, exists)
+		file := p.file
+		t = &txn{s: s, f: p.sec, e: edit{remove: map[int]bool{}, replace: map[int]string{}}}
 		var err error
 		if t.legacy, err = readLegacy(s.Dirs); err != nil {
 			return nil, err
@@ -267,7 +295,7 @@ func (s *Store) update(fn func(t *txn) error) error {
 			return nil, safefile.ErrNoChange
 		}
 		return file.WithParked(t.f.render(t.e)), nil
-	}, safefile.Limit(sessionfile.MaxSize))
+	}, opts...)
 	if t == nil {
 		return err
 	}
@@ -426,6 +454,22 @@ func (s *Store) mayExpire() bool {
 // and that item is returned with added false. With MaxOpen items open, Park returns a
 // *FullError listing them.
 func (s *Store) Park(b Bullet) (it Item, added bool, err error) {
+	return s.park(b)
+}
+
+// ParkAutomatically is Park for UserPromptSubmit's automatic parking, which runs on every
+// prompt: the same, except that session-context.md is replaced without its fsync where the file
+// system writes a replacing rename after the new file's data (safefile.NoSyncWhereOrdered:
+// ext4, btrfs), as the fsync cost a parking prompt more than all the rest of its work. The write
+// is as atomic and as locked as Park's, so a killed hook loses nothing; a power cut can cost the
+// items parked automatically in the seconds before it (the kernel writes them out within about
+// 30 s) and leaves every other item as it was. Elsewhere it syncs, as Park does. The audit lines
+// of the items it expires on the way are synced before the items go, as always.
+func (s *Store) ParkAutomatically(b Bullet) (it Item, added bool, err error) {
+	return s.park(b, safefile.NoSyncWhereOrdered)
+}
+
+func (s *Store) park(b Bullet, opts ...safefile.Option) (it Item, added bool, err error) {
 	b.Summary, b.Why, b.How = redact.Redact(b.Summary), redact.Redact(b.Why), redact.Redact(b.How)
 	b.Raised = s.todayString()
 	if b.Slug != "" && !ValidSlug(b.Slug) {
@@ -440,7 +484,11 @@ func (s *Store) Park(b Bullet) (it Item, added bool, err error) {
 		}
 		open := t.items()
 		for _, o := range open {
-			if strings.EqualFold(neutralise(o.Description), b.Summary) {
+			d := o.Description
+			if o.Source != Current {
+				d = neutralise(d) // a bullet's was neutralised when it was read (cleanField)
+			}
+			if strings.EqualFold(d, b.Summary) {
 				it = o
 				return nil
 			}
@@ -467,7 +515,7 @@ func (s *Store) Park(b Bullet) (it Item, added bool, err error) {
 		added = true
 		it = Item{Slug: b.Slug, Name: b.Slug, Description: b.Summary, Raised: b.Raised, Why: b.Why, How: b.How, Source: Current, Text: line, block: -1}
 		return nil
-	})
+	}, opts...)
 	ie, err := IndexWarning(err)
 	if err != nil {
 		return Item{}, false, err

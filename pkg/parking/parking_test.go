@@ -621,3 +621,88 @@ func TestCountMatchesList(t *testing.T) {
 		t.Fatalf("Count %d (%v), List %d", n, err, len(items))
 	}
 }
+
+// optionsWriter records the options of each write of session-context.md and of the audit log.
+type optionsWriter struct {
+	safefile.Writer
+	calls []string
+}
+
+func (w *optionsWriter) Update(path string, perm fs.FileMode, fn safefile.Edit, opts ...safefile.Option) (bool, error) {
+	w.note("Update", path, opts)
+	return w.Writer.Update(path, perm, fn, opts...)
+}
+
+func (w *optionsWriter) Append(path string, data []byte, perm fs.FileMode, opts ...safefile.Option) error {
+	w.note("Append", path, opts)
+	return w.Writer.Append(path, data, perm, opts...)
+}
+
+func (w *optionsWriter) note(op, path string, opts []safefile.Option) {
+	sync := "synced"
+	for _, o := range opts {
+		switch o {
+		case safefile.NoSync:
+			sync = "not synced"
+		case safefile.NoSyncWhereOrdered:
+			sync = "synced unless ordered"
+		}
+	}
+	w.calls = append(w.calls, op+" "+filepath.Base(path)+" "+sync)
+}
+
+// The automatic park replaces session-context.md without its fsync where the file system orders
+// the rename (safefile.NoSyncWhereOrdered); a park from the CLI syncs it, and the audit line of
+// an item that expires on the way is synced in both.
+func TestParkAutomaticallySkipsTheFsyncWhereOrdered(t *testing.T) {
+	f := newFixture(t)
+	w := &optionsWriter{Writer: safefile.Disk{Roots: []string{f.root}}}
+	s := New(f.root, f.config, w, clock)
+	f.write(t, "## Parked items\n\n- **old** — Deferred: an old idea. Context: x. Raised: 2026-01-01. Why: y. How to apply: z.\n")
+	if _, added, err := s.ParkAutomatically(Bullet{Summary: "Deferred: a new idea. Context: the lexer"}); err != nil || !added {
+		t.Fatal(added, err)
+	}
+	if _, added, err := s.Park(Bullet{Summary: "Deferred: another idea. Context: the lexer"}); err != nil || !added {
+		t.Fatal(added, err)
+	}
+	want := []string{
+		"Update session-context.md synced unless ordered", // ParkAutomatically, which on the way…
+		"Append session-archive.jsonl synced",             // …expires the old item, logged before it goes
+		"Update session-context.md synced",                // Park
+	}
+	if strings.Join(w.calls, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("writes:\n%s\nwant\n%s", strings.Join(w.calls, "\n"), strings.Join(want, "\n"))
+	}
+	if got := f.read(t); !strings.Contains(got, "a new idea") || !strings.Contains(got, "another idea") || strings.Contains(got, "an old idea") {
+		t.Fatalf("%s", got)
+	}
+}
+
+// The locked update reuses what the count read parsed when it finds the same bytes, and parses
+// again when another writer changed the file in between, so that nothing it wrote is lost.
+func TestParseReusedOnlyForTheSameBytes(t *testing.T) {
+	f := newFixture(t)
+	f.write(t, "## Parked items\n\n- **a** — Deferred: a. Context: x. Raised: 2026-03-09. Why: y. How to apply: z.\n")
+	s := New(f.root, f.config, safefile.Disk{Roots: []string{f.root}}, clock)
+	if n := s.FreshBullets(); n != 1 {
+		t.Fatal(n)
+	}
+	data, _ := os.ReadFile(sessionfile.Path(f.root))
+	if p := s.parse(data, true); p != s.seen.Load() {
+		t.Fatal("the same bytes were parsed again")
+	}
+	if p := s.parse(append(data, "\n"...), true); p == s.seen.Load() || len(p.sec.blocks) != 1 {
+		t.Fatal("other bytes reused what was parsed")
+	}
+	// Another session parks between the count and the park: both items are kept.
+	other := New(f.root, f.config, safefile.Disk{Roots: []string{f.root}}, clock)
+	if _, _, err := other.Park(Bullet{Summary: "Deferred: b. Context: x"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.ParkAutomatically(Bullet{Summary: "Deferred: c. Context: x"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.read(t); strings.Count(got, "\n- **") != 3 {
+		t.Fatalf("an item was lost:\n%s", got)
+	}
+}

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // randomDocument makes a registry with awkward strings and every optional field both set and not.
@@ -29,16 +31,23 @@ func randomDocument(r *rand.Rand, n int) document {
 	return d
 }
 
-// session.json is laid out exactly as json.MarshalIndent lays it out, and reads back as
-// json.Unmarshal reads it.
-func TestDocumentMatchesEncodingJSON(t *testing.T) {
+// session.json is one session per line, each what json.Marshal writes for it, inside a frame
+// that makes the whole a JSON document; it reads back as json.Unmarshal reads it, and what
+// earlier cairns wrote (json.MarshalIndent's layout) reads the same.
+func TestDocumentLayout(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := range 200 {
 		d := randomDocument(r, 1+i%9)
-		want, _ := json.MarshalIndent(d, "", "  ")
 		got := encodeDocument(d)
-		if string(got) != string(want)+"\n" {
-			t.Fatalf("encode:\n%s\nwant\n%s", got, want)
+		lines := strings.Split(strings.TrimSuffix(string(got), "\n"), "\n")
+		if lines[0] != docHead || lines[len(lines)-1] != "]}" || len(lines) != len(d.Sessions)+2 {
+			t.Fatalf("layout:\n%s", got)
+		}
+		for j, s := range d.Sessions {
+			want, _ := json.Marshal(s)
+			if line := strings.TrimSuffix(lines[j+1], ","); line != string(want) || (j < len(d.Sessions)-1) != strings.HasSuffix(lines[j+1], ",") {
+				t.Fatalf("line %d:\n%s\nwant\n%s", j, lines[j+1], want)
+			}
 		}
 		var viaJSON document
 		if err := json.Unmarshal(got, &viaJSON); err != nil {
@@ -48,9 +57,71 @@ func TestDocumentMatchesEncodingJSON(t *testing.T) {
 		if err != nil || !reflect.DeepEqual(back, viaJSON) {
 			t.Fatalf("decode: %v\n%+v\nwant\n%+v", err, back, viaJSON)
 		}
+		indented, _ := json.MarshalIndent(d, "", "  ")
+		if old, err := decodeDocument(indented); err != nil || !reflect.DeepEqual(old, back) {
+			t.Fatalf("the earlier layout reads otherwise: %v\n%+v\nwant\n%+v", err, old, back)
+		}
 	}
-	if got := string(encodeDocument(document{})); got != "{\n  \"sessions\": []\n}\n" {
+	if got := string(encodeDocument(document{})); got != `{"sessions":[]}`+"\n" {
 		t.Errorf("empty: %q", got)
+	}
+}
+
+// lineOf finds a session exactly where decodeDocument and find do, or says it cannot.
+func TestLineOfAgreesWithTheWholeDocument(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for i := range 300 {
+		d := randomDocument(r, 1+i%12)
+		data := encodeDocument(d)
+		for _, s := range d.Sessions {
+			got, start, end, ok := lineOf(data, s.ID)
+			if !utf8.ValidString(s.ID) {
+				if ok {
+					t.Fatalf("%q found, but JSON cannot hold it", s.ID)
+				}
+				continue // find does not find it in the decoded document either
+			}
+			if !ok {
+				t.Fatalf("%q not found in\n%s", s.ID, data)
+			}
+			back, _ := decodeDocument(data)
+			if !reflect.DeepEqual(got, *find(&back, s.ID)) {
+				t.Fatalf("%q: %+v, want %+v", s.ID, got, *find(&back, s.ID))
+			}
+			// Splicing the same session back reads the same; another value changes that session only.
+			if same, _ := decodeDocument(splice(data, start, end, got)); !reflect.DeepEqual(same, back) {
+				t.Fatalf("splice of the same session: %+v\nwant\n%+v", same, back)
+			}
+			moved := got
+			moved.Cursor++
+			spliced, _ := decodeDocument(splice(data, start, end, moved))
+			fixed := back
+			*find(&fixed, s.ID) = moved
+			if !reflect.DeepEqual(spliced, fixed) {
+				t.Fatalf("splice: %+v\nwant\n%+v", spliced, fixed)
+			}
+		}
+	}
+	// Not in the layout (indented, torn) or not a JSON object: the whole document decides.
+	d := document{Sessions: []Session{{ID: "a", Cursor: 1}, {ID: "b", Branch: "a", Cursor: 2}, {ID: "a", Cursor: 3}}}
+	indented, _ := json.MarshalIndent(d, "", "  ")
+	data := encodeDocument(d)
+	for name, in := range map[string][]byte{
+		"indented":   indented,
+		"torn":       data[:len(data)-2],
+		"a bad line": []byte(docHead + "\n{\"id\":\"b\",\"cursor\":}" + docTail),
+		"not b":      []byte(docHead + "\n{\"id\":\"b\",\"id\":\"c\"}" + docTail),
+	} {
+		if _, _, _, ok := lineOf(in, "b"); ok {
+			t.Errorf("%s: lineOf found b", name)
+		}
+	}
+	// Another field that names b is not b's line; of two lines for a, the first is a's, as find has it.
+	if s, _, _, ok := lineOf(encodeDocument(document{Sessions: []Session{{ID: "x", Branch: "b"}, {ID: "b", Cursor: 7}}}), "b"); !ok || s.Cursor != 7 {
+		t.Errorf("b: %+v %v", s, ok)
+	}
+	if s, _, _, ok := lineOf(data, "a"); !ok || s.Cursor != 1 {
+		t.Errorf("a: %+v %v, want the first a", s, ok)
 	}
 }
 
@@ -117,4 +188,21 @@ func TestEventLineMatchesEncodingJSON(t *testing.T) {
 			t.Errorf("%s\nwant\n%s", got, want)
 		}
 	}
+}
+
+// FuzzLineOf: any file and id give a line or a refusal without a panic, and a line found is
+// sid's session as a JSON object, inside the file.
+func FuzzLineOf(f *testing.F) {
+	f.Add(string(encodeDocument(randomDocument(rand.New(rand.NewPCG(7, 8)), 4))), "a-uuid-4c1e3")
+	f.Add(docHead+"\n{\"id\":\"b\",\n]}\n", "b")
+	f.Add(docHead+"\n{\"id\":\"b\","+docTail, "b")
+	f.Fuzz(func(t *testing.T, data, sid string) {
+		s, start, end, ok := lineOf([]byte(data), sid)
+		if !ok {
+			return
+		}
+		if s.ID != sid || start < 0 || end > len(data) || start > end || !json.Valid([]byte(data[start:end])) {
+			t.Fatalf("%q %d %d %+v", data, start, end, s)
+		}
+	})
 }

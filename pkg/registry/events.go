@@ -310,7 +310,8 @@ func ShortID(id string) string {
 // the registry's lock, so each is delivered once. An unregistered session is registered (its
 // cursor at the end of the log) and is offered nothing. When there is nothing new and the
 // activity is recent it takes no lock and writes nothing: the common case costs a read of
-// session.json and a stat of the log.
+// session.json, the decoding of this session's line alone (Lookup), and a stat of the log. When
+// it writes, it rewrites this session's line alone (updateOne).
 func (r Registry) OnPrompt(sid string, now time.Time, show func(msgs []Message, more bool) int) error {
 	if err := checkID(sid); err != nil {
 		return err
@@ -319,15 +320,8 @@ func (r Registry) OnPrompt(sid string, now time.Time, show func(msgs []Message, 
 	if s, ok := r.Lookup(sid); ok && s.Status == StatusActive && now.Sub(s.LastActivity) < touchEvery && s.Cursor == r.logSize() {
 		return nil // the fast path: nothing new, nothing to record
 	}
-	return r.update(func(d *document) (bool, error) {
-		s := find(d, sid)
-		if s == nil {
-			return r.touch(d, sid, now)
-		}
-		changed, err := r.touch(d, sid, now)
-		if err != nil {
-			return false, err
-		}
+	deliver := func(s *Session) (bool, error) {
+		changed := touchOne(s, now)
 		sc, err := r.readFrom(sid, s.Cursor, scanWindow)
 		if err != nil {
 			return changed, err
@@ -346,6 +340,12 @@ func (r Registry) OnPrompt(sid string, now time.Time, show func(msgs []Message, 
 			changed = true
 		}
 		return changed, nil
+	}
+	return r.updateOne(sid, deliver, func(d *document) (bool, error) {
+		if s := find(d, sid); s != nil {
+			return deliver(s)
+		}
+		return r.touch(d, sid, now)
 	})
 }
 

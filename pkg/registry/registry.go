@@ -1,7 +1,8 @@
 // Package registry keeps the sessions of one project and the messages they send each other
 // (/session list, inbox and broadcast: docs/DESIGN.md, What cairn is for):
-// .claude/state/session.json lists the sessions, and .claude/state/session.events.jsonl is an
-// append-only log of events, broadcasts among them.
+// .claude/state/session.json lists the sessions, one to a line, so that a prompt reads and
+// rewrites its own session's line alone (Lookup, OnPrompt; the layout is in doc.go), and
+// .claude/state/session.events.jsonl is an append-only log of events, broadcasts among them.
 //
 // Sessions. SessionStart registers a session, UserPromptSubmit touches it on every prompt and
 // SessionEnd ends it. Claude Code gives SessionEnd 1.5 s and often kills it, so many sessions never
@@ -107,12 +108,15 @@ func New(files safefile.Writer, root string) Registry { return Registry{Files: f
 func (r Registry) path() string       { return filepath.Join(r.Root, File) }
 func (r Registry) eventsPath() string { return filepath.Join(r.Root, EventsFile) }
 
+// maxID bounds a session id, in bytes.
+const maxID = 128
+
 // ErrBadID reports a session id that cannot be recorded.
 var ErrBadID = errors.New("invalid session id")
 
-// checkID accepts what Claude Code sends (a UUID) and any other printable id up to 128 bytes.
+// checkID accepts what Claude Code sends (a UUID) and any other printable id up to maxID bytes.
 func checkID(id string) error {
-	if id == "" || len(id) > 128 {
+	if id == "" || len(id) > maxID {
 		return fmt.Errorf("%w %q", ErrBadID, id)
 	}
 	for _, r := range id {
@@ -141,13 +145,24 @@ func (r Registry) Sessions() ([]Session, error) {
 	return d.Sessions, nil
 }
 
-// Lookup returns the session with id sid.
+// Lookup returns the session with id sid, without taking the lock. It decodes only that
+// session's line of session.json (lineOf), and the whole file only when it is not in the layout
+// this package writes or does not hold sid: every prompt asks, and the registry holds up to 200
+// sessions.
 func (r Registry) Lookup(sid string) (Session, bool) {
-	ss, _ := r.Sessions()
-	for _, s := range ss {
-		if s.ID == sid {
-			return s, true
-		}
+	data, _, err := safefile.ReadFile(r.Root, r.path(), maxRegistry)
+	if err != nil {
+		return Session{}, false
+	}
+	if s, _, _, ok := lineOf(data, sid); ok {
+		return s, true
+	}
+	d, err := decodeDocument(data)
+	if err != nil {
+		return Session{}, false
+	}
+	if s := find(&d, sid); s != nil {
+		return *s, true
 	}
 	return Session{}, false
 }
@@ -184,27 +199,57 @@ func (r Registry) Current(envSID string) (string, bool) {
 // SessionStart or prompt registers its session again, and a cursor that fell back redelivers a
 // broadcast rather than losing one. The broadcasts themselves are synced (appendEvents).
 func (r Registry) update(fn func(d *document) (changed bool, err error)) error {
-	_, err := r.Files.Update(r.path(), 0o600, func(old []byte, exists bool) ([]byte, error) {
-		var d document
-		if exists && len(old) > 0 {
-			var err error
-			if d, err = decodeDocument(old); err != nil {
-				if _, berr := r.Files.Update(r.path()+".bad", 0o600, func([]byte, bool) ([]byte, error) { return old, nil }); berr != nil {
-					return nil, fmt.Errorf("%s: %v; and keeping a copy failed: %w", File, err, berr)
-				}
-				d = document{}
-			}
+	return r.edit(func(old []byte, exists bool) ([]byte, error) { return r.whole(old, exists, fn) })
+}
+
+// updateOne is update for a change to session sid alone, such as a prompt's: when session.json
+// is in its layout and holds sid's line (lineOf), one changes that session and only its line is
+// rewritten, the other sessions copied as bytes; otherwise all runs on the whole document, as
+// update's fn would, and the file is written back in the layout.
+func (r Registry) updateOne(sid string, one func(s *Session) (changed bool, err error), all func(d *document) (changed bool, err error)) error {
+	return r.edit(func(old []byte, exists bool) ([]byte, error) {
+		s, start, end, ok := lineOf(old, sid)
+		if !ok {
+			return r.whole(old, exists, all)
 		}
-		changed, err := fn(&d)
+		changed, err := one(&s)
 		if err != nil {
 			return nil, err
 		}
 		if !changed {
 			return nil, safefile.ErrNoChange
 		}
-		return encodeDocument(d), nil
-	}, safefile.NoSync, safefile.Limit(maxRegistry))
+		return splice(old, start, end, s), nil
+	})
+}
+
+// edit replaces session.json with what fn makes of it, under its lock (see update).
+func (r Registry) edit(fn safefile.Edit) error {
+	_, err := r.Files.Update(r.path(), 0o600, fn, safefile.NoSync, safefile.Limit(maxRegistry))
 	return err
+}
+
+// whole decodes old, runs fn on it and encodes the result; a registry that does not decode is
+// kept as session.json.bad and fn starts from an empty one.
+func (r Registry) whole(old []byte, exists bool, fn func(d *document) (bool, error)) ([]byte, error) {
+	var d document
+	if exists && len(old) > 0 {
+		var err error
+		if d, err = decodeDocument(old); err != nil {
+			if _, berr := r.Files.Update(r.path()+".bad", 0o600, func([]byte, bool) ([]byte, error) { return old, nil }); berr != nil {
+				return nil, fmt.Errorf("%s: %v; and keeping a copy failed: %w", File, err, berr)
+			}
+			d = document{}
+		}
+	}
+	changed, err := fn(&d)
+	if err != nil {
+		return nil, err
+	}
+	if !changed {
+		return nil, safefile.ErrNoChange
+	}
+	return encodeDocument(d), nil
 }
 
 // maxRegistry bounds session.json: 200 sessions take about 50 KiB.
@@ -296,15 +341,21 @@ func (r Registry) touch(d *document, sid string, now time.Time) (bool, error) {
 	if s == nil {
 		return true, r.add(d, sid, "", now)
 	}
+	return touchOne(s, now), nil
+}
+
+// touchOne records activity of a registered session at now: it makes an ended session active
+// again, and moves last_activity when the recorded one is a minute old or more.
+func touchOne(s *Session, now time.Time) bool {
 	if s.Status != StatusActive {
 		s.Status, s.LastActivity, s.Ended, s.EndedBy = StatusActive, now, time.Time{}, ""
-		return true, nil
+		return true
 	}
 	if now.Sub(s.LastActivity) >= touchEvery {
 		s.LastActivity = now
-		return true, nil
+		return true
 	}
-	return false, nil
+	return false
 }
 
 // End marks session sid ended now (SessionEnd). An unknown session is not an error.

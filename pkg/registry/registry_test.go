@@ -2,6 +2,7 @@ package registry
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -311,6 +312,91 @@ func TestOnPromptFastPath(t *testing.T) {
 	}
 	if s := mustSession(t, r, "a"); s.Cursor != r.logSize() {
 		t.Fatal("cursor not past own message")
+	}
+}
+
+// A prompt reads its own session's line of session.json and rewrites only that line: another
+// session's line, here with a field this package does not know, is neither decoded nor rewritten
+// (a whole-document rewrite would drop the field), and a damaged line of another session costs
+// the prompt nothing either.
+func TestPromptTouchesOnlyItsOwnLine(t *testing.T) {
+	r := newReg(t)
+	for _, sid := range []string{"a", "b", "c"} {
+		if err := r.Register(sid, "main", t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, _ := os.ReadFile(r.path())
+	keep := `{"id":"a","started":"2026-04-18T12:00:00Z","last_activity":"2026-04-18T12:00:00Z","status":"active","cursor":0,"note":"kept"}`
+	lines := strings.Split(string(data), "\n")
+	if !strings.HasPrefix(lines[1], `{"id":"a",`) {
+		t.Fatalf("layout:\n%s", data)
+	}
+	lines[1] = keep + ","
+	os.WriteFile(r.path(), []byte(strings.Join(lines, "\n")), 0o600)
+
+	// A minute later the prompt records c's activity (and delivers nothing): one line changes.
+	if got, err := prompt(r, "c", t0.Add(2*time.Minute), 1000); err != nil || len(got) != 0 {
+		t.Fatal(got, err)
+	}
+	after, _ := os.ReadFile(r.path())
+	if !strings.Contains(string(after), keep+",\n") {
+		t.Fatalf("a's line was rewritten:\n%s", after)
+	}
+	if c := mustSession(t, r, "c"); !c.LastActivity.Equal(t0.Add(2 * time.Minute)) {
+		t.Fatalf("c: %+v", c)
+	}
+
+	// b's line damaged: c's prompt still finds c without a write (the fast path), and c's next
+	// touch leaves b's line as it is.
+	damaged := strings.Replace(string(after), `{"id":"b",`, `{"id":"b",,`, 1)
+	os.WriteFile(r.path(), []byte(damaged), 0o600)
+	root := filepath.Dir(filepath.Dir(filepath.Dir(r.path())))
+	cw := &countingWriter{Writer: safefile.Disk{Roots: []string{root}}}
+	rc := New(cw, root)
+	if _, err := prompt(rc, "c", t0.Add(150*time.Second), 1000); err != nil || cw.updates != 0 {
+		t.Fatalf("%v, %d updates", err, cw.updates)
+	}
+	if _, err := prompt(rc, "c", t0.Add(5*time.Minute), 1000); err != nil || cw.updates != 1 {
+		t.Fatalf("%v, %d updates", err, cw.updates)
+	}
+	if now, _ := os.ReadFile(r.path()); !strings.Contains(string(now), `{"id":"b",,`) {
+		t.Fatalf("b's damaged line was rewritten:\n%s", now)
+	}
+	// A change to the whole registry (a session registering) heals it.
+	if err := r.Register("d", "", t0.Add(6*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(r.path() + ".bad"); err != nil {
+		t.Fatalf("the damaged registry was not kept: %v", err)
+	}
+	mustSession(t, r, "d")
+}
+
+// A registry written by an earlier cairn (json.MarshalIndent's layout) is read whole, and the
+// next change writes it back one session per line, every session kept.
+func TestEarlierLayoutMigrates(t *testing.T) {
+	r := newReg(t)
+	old := document{Sessions: []Session{
+		{ID: "a", Started: t0, LastActivity: t0, Branch: "main", Status: StatusActive, Cursor: 0},
+		{ID: "b", Started: t0, LastActivity: t0, Status: StatusEnded, Ended: t0, EndedBy: EndedBySessionEnd, Cursor: 0},
+	}}
+	data, _ := json.MarshalIndent(old, "", "  ")
+	os.MkdirAll(filepath.Dir(r.path()), 0o755)
+	os.WriteFile(r.path(), append(data, '\n'), 0o600)
+	if s := mustSession(t, r, "a"); s.Branch != "main" {
+		t.Fatalf("%+v", s)
+	}
+	if _, err := prompt(r, "a", t0.Add(2*time.Minute), 1000); err != nil {
+		t.Fatal(err)
+	}
+	now, _ := os.ReadFile(r.path())
+	if !bytes.HasPrefix(now, []byte(docHead+"\n")) {
+		t.Fatalf("not migrated:\n%s", now)
+	}
+	ss, err := r.Sessions()
+	if err != nil || len(ss) != 2 || ss[1].EndedBy != EndedBySessionEnd || !ss[0].LastActivity.Equal(t0.Add(2*time.Minute)) {
+		t.Fatalf("%+v %v", ss, err)
 	}
 }
 

@@ -387,6 +387,46 @@ func TestSweepTemps(t *testing.T) {
 	}
 }
 
+// NoSyncWhereOrdered skips the fsync only when a file is replaced on a file system that orders
+// the rename after the data; a new file, or another file system, is synced as always.
+func TestNoSyncWhereOrdered(t *testing.T) {
+	root := t.TempDir()
+	d := Disk{Roots: []string{root}}
+	syncs := 0
+	origSync, origOrdered := syncFile, orderedReplace
+	syncFile = func(f *os.File) error { syncs++; return origSync(f) }
+	t.Cleanup(func() { syncFile, orderedReplace = origSync, origOrdered })
+	for _, c := range []struct {
+		name            string
+		exists, ordered bool
+		want            int
+	}{
+		{"replaced, ordered", true, true, 0},
+		{"replaced, not ordered", true, false, 1},
+		{"created, ordered", false, true, 1},
+	} {
+		p := filepath.Join(root, strings.ReplaceAll(c.name, " ", ""))
+		if c.exists {
+			os.WriteFile(p, []byte("old\n"), 0o644)
+		}
+		orderedReplace = func(*os.File) bool { return c.ordered }
+		syncs = 0
+		if _, err := d.Update(p, 0o644, func([]byte, bool) ([]byte, error) { return []byte("x\n"), nil }, NoSyncWhereOrdered); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := os.ReadFile(p); string(got) != "x\n" || syncs != c.want {
+			t.Errorf("%s: wrote %q with %d syncs, want %d", c.name, got, syncs, c.want)
+		}
+	}
+	// The real answer for the test's own directory does not fail (ext4 or btrfs says yes).
+	f, err := os.Create(filepath.Join(root, "probe"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s orders a replacing rename: %v", root, origOrdered(f))
+	f.Close()
+}
+
 // What each write survives: Update, Append and Create sync what they write before it becomes
 // visible; with NoSync, Update and Append do not; all of them land the same bytes.
 func TestWhatSyncs(t *testing.T) {

@@ -72,6 +72,7 @@ const (
 	optLimit
 	optRotate
 	optRecheck
+	optNoSyncWhereOrdered
 )
 
 // NoSync skips the fsync, for records that tell a story or describe live sessions and heal
@@ -79,6 +80,20 @@ const (
 // is as atomic and as locked as any other: against a killed process, which is what Claude Code
 // does to slow hooks, nothing is lost, since the page cache outlives the process.
 var NoSync = Option{kind: optNoSync}
+
+// NoSyncWhereOrdered skips the fsync of an Update that replaces an existing file, where the
+// file system writes a replacing rename to disk only after the new file's data: ext4, whose
+// default auto_da_alloc forces the new file's blocks out before the rename commits (ext3's
+// data=ordered did the same), and btrfs, which documents a rename over a file as atomic against
+// a crash. A power cut then leaves the old content or the new, never a torn or empty file, and
+// can cost this write alone (and those after it, within the kernel's writeback delay); a killed
+// process costs nothing, as with every write. Elsewhere the fsync stays: XFS and others that can
+// show a replaced file empty after a crash, network, FUSE and overlay file systems, systems
+// other than Linux, and a file created rather than replaced. (ext4 mounted with
+// noauto_da_alloc or data=writeback, and ext2, share ext4's magic number and not its ordering:
+// they are taken for ext4.) It is for the one write on the prompt path whose fsync cost a
+// prompt more than the rest of its work: an automatically parked item.
+var NoSyncWhereOrdered = Option{kind: optNoSyncWhereOrdered}
 
 // Limit sets the most Update reads of the current file.
 func Limit(n int64) Option { return Option{optLimit, n} }
@@ -109,6 +124,7 @@ const maxUpdate = 8 << 20
 
 type options struct {
 	noSync, recheck bool
+	noSyncOrdered   bool
 	limit, rotate   int64
 }
 
@@ -124,6 +140,8 @@ func optionsOf(opts []Option) options {
 			o.rotate = op.n
 		case optRecheck:
 			o.recheck = true
+		case optNoSyncWhereOrdered:
+			o.noSyncOrdered = true
 		}
 	}
 	return o
@@ -353,7 +371,14 @@ func (d Disk) Update(path string, perm fs.FileMode, edit Edit, opts ...Option) (
 				return nil
 			}
 		}
-		err = writeAtomic(r, rel, path, next, perm, !o.noSync, check)
+		sync := syncAlways
+		switch {
+		case o.noSync:
+			sync = syncNever
+		case o.noSyncOrdered && exists:
+			sync = syncUnlessOrdered
+		}
+		err = writeAtomic(r, rel, path, next, perm, sync, check)
 		if errors.Is(err, ErrChanged) {
 			if try < maxRechecks {
 				continue
@@ -541,7 +566,7 @@ func WriteAtomic(root, path string, data []byte, perm fs.FileMode) error {
 	if _, err := checkTarget(r, rel, path); err != nil {
 		return err
 	}
-	return writeAtomic(r, rel, path, data, perm, true, nil)
+	return writeAtomic(r, rel, path, data, perm, syncAlways, nil)
 }
 
 // Lock takes the exclusive lock of the lock file at path inside the tree at root, creating it
@@ -574,15 +599,32 @@ func WriteAtomicFunc(root, path string, perm fs.FileMode, fill func(w io.Writer)
 		}
 		return bw.Flush()
 	}
-	return writeAtomicFunc(r, rel, path, buffered, perm, !optionsOf(opts).noSync, nil)
+	sync := syncAlways
+	if optionsOf(opts).noSync {
+		sync = syncNever
+	}
+	return writeAtomicFunc(r, rel, path, buffered, perm, sync, nil)
 }
 
 // syncFile is (*os.File).Sync; tests count the calls through it.
 var syncFile = (*os.File).Sync
 
+// When writeAtomic syncs the temp file before its rename.
+type syncPolicy int
+
+const (
+	syncAlways        syncPolicy = iota
+	syncNever                    // NoSync
+	syncUnlessOrdered            // NoSyncWhereOrdered, for a file being replaced
+)
+
+// orderedReplace reports whether the file system f lives on orders a replacing rename after the
+// data of the file renamed (see NoSyncWhereOrdered); tests replace it.
+var orderedReplace = replaceOrdered
+
 // writeAtomic writes data to a temp file beside rel and renames it over rel. check, when not nil,
 // runs after the temp file is complete and just before the rename; its error cancels the write.
-func writeAtomic(r *os.Root, rel, path string, data []byte, perm fs.FileMode, sync bool, check func() error) error {
+func writeAtomic(r *os.Root, rel, path string, data []byte, perm fs.FileMode, sync syncPolicy, check func() error) error {
 	return writeAtomicFunc(r, rel, path, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
@@ -590,7 +632,7 @@ func writeAtomic(r *os.Root, rel, path string, data []byte, perm fs.FileMode, sy
 }
 
 // writeAtomicFunc is writeAtomic with the content written by fill.
-func writeAtomicFunc(r *os.Root, rel, path string, fill func(w io.Writer) error, perm fs.FileMode, sync bool, check func() error) (err error) {
+func writeAtomicFunc(r *os.Root, rel, path string, fill func(w io.Writer) error, perm fs.FileMode, sync syncPolicy, check func() error) (err error) {
 	f, tmp, err := createTemp(r, rel)
 	if err != nil {
 		return outside(path, err)
@@ -607,7 +649,7 @@ func writeAtomicFunc(r *os.Root, rel, path string, fill func(w io.Writer) error,
 	if err = f.Chmod(perm); err != nil {
 		return err
 	}
-	if sync {
+	if sync == syncAlways || sync == syncUnlessOrdered && !orderedReplace(f) {
 		if err = syncFile(f); err != nil {
 			return err
 		}

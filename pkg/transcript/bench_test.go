@@ -1,7 +1,9 @@
 package transcript
 
 import (
+	"bytes"
 	"fmt"
+	"os"
 	"testing"
 
 	"github.com/cairn-hooks/cairn/pkg/transcript/transcripttest"
@@ -146,5 +148,48 @@ func BenchmarkHookRuns1MiB(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkEditedFilesNoTaskTools is BenchmarkEditedFilesSinceBoundary/200MB on the same
+// transcript without its TodoWrite and TaskCreate lines, as a session that never used a task tool
+// writes it. PreCompact's scan does not ask about task tools (ForCompaction reads the task list
+// from Claude Code's task files or the last TodoWrite), so it looks for edits and the boundary
+// only; before, it also tested every line for the three task-tool tokens until one turned up,
+// which in such a session is never.
+func BenchmarkEditedFilesNoTaskTools(b *testing.B) {
+	size := int64(200 << 20)
+	if testing.Short() {
+		size = 1 << 20
+	}
+	dir := b.TempDir()
+	path := dir + "/full.jsonl"
+	if _, err := transcripttest.WriteFile(path, transcripttest.Options{Size: size, Boundaries: 3, Seed: 1}); err != nil {
+		b.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var kept []byte
+	for _, l := range bytes.SplitAfter(data, []byte("\n")) {
+		if !bytes.Contains(l, []byte(`TodoWrite"`)) && !bytes.Contains(l, []byte(`TaskCreate"`)) && !bytes.Contains(l, []byte(`TaskUpdate"`)) {
+			kept = append(kept, l...)
+		}
+	}
+	path = dir + "/no-tasks.jsonl"
+	if err := os.WriteFile(path, kept, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	boundary, found, err := LastBoundary(path)
+	if err != nil || !found {
+		b.Fatal(found, err)
+	}
+	b.SetBytes(int64(len(kept)) - boundary)
+	b.ReportAllocs()
+	for b.Loop() {
+		if files, err := EditedFilesSinceBoundary(path, "/home/dev/project"); err != nil || len(files) == 0 {
+			b.Fatalf("%d files, %v", len(files), err)
+		}
 	}
 }

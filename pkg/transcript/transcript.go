@@ -252,17 +252,19 @@ func (lim limits) editedFilesSinceBoundary(path, root string) ([]string, error) 
 // boundary are exactly the ones to look at, and meeting them last-first gives the most recent
 // edit of each file first.
 func (lim limits) editedFilesAt(r io.ReaderAt, size int64, root string) ([]string, error) {
-	out, _, err := lim.editedSinceAt(r, size, root, 0, 0)
+	out, _, err := lim.editedSinceAt(r, size, root, 0, 0, false)
 	return out, err
 }
 
 // editedSinceAt is editedFilesAt stopping also at offset from, and after budget bytes (0: no
-// bound); tasks reports a task tool used in the lines it read (TodoWrite, TaskCreate, TaskUpdate).
-func (lim limits) editedSinceAt(r io.ReaderAt, size int64, root string, from, budget int64) (out []string, tasks bool, err error) {
+// bound). With wantTasks, tasks reports a task tool used in the lines it read (TodoWrite,
+// TaskCreate, TaskUpdate); without, no line is tested for one.
+func (lim limits) editedSinceAt(r io.ReaderAt, size int64, root string, from, budget int64, wantTasks bool) (out []string, tasks bool, err error) {
 	var (
-		seen = map[string]bool{}
-		p    parser
-		s    = newBackScanner(r, size, lim, budget)
+		seen  = map[string]bool{}
+		p     parser
+		s     = newBackScanner(r, size, lim, budget)
+		paths []string // one line's, reused: the paths are copied (clean) before they are kept
 	)
 	for len(seen) < maxEditedFiles {
 		l, ok := s.next()
@@ -274,7 +276,7 @@ func (lim limits) editedSinceAt(r io.ReaderAt, size int64, root string, from, bu
 				break
 			}
 		}
-		edit, task := mayEdit(l.data), !tasks && mayTask(l.data)
+		edit, task := mayEdit(l.data), wantTasks && !tasks && mayTask(l.data)
 		if !edit && !task {
 			continue
 		}
@@ -282,7 +284,7 @@ func (lim limits) editedSinceAt(r io.ReaderAt, size int64, root string, from, bu
 		if !ok || e.kind() != "assistant" {
 			continue
 		}
-		var paths []string
+		paths = paths[:0]
 		e.msg("content").ForEach(func(_, b gjson.Result) bool {
 			if b.Get("type").Str != "tool_use" {
 				return true
@@ -733,7 +735,7 @@ func ForHandoff(path, root string, from int64) (Handoff, error) {
 		h = Handoff{Size: size}
 		var err error
 		lim := defaultLimits
-		h.Edited, h.Tasks, err = lim.editedSinceAt(r, size, root, max(from, 0), lim.maxBackScan)
+		h.Edited, h.Tasks, err = lim.editedSinceAt(r, size, root, max(from, 0), lim.maxBackScan, true)
 		return err
 	})
 	return h, err

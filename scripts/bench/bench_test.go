@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -94,5 +95,37 @@ func TestParseSizes(t *testing.T) {
 func TestShellQuote(t *testing.T) {
 	if got := shellQuote([]string{"-n", "50", "-only", "ups|floor", "it's"}); got != `-n 50 -only 'ups|floor' 'it'\''s'` {
 		t.Errorf("got %s", got)
+	}
+}
+
+// freshActivity must change only the session's last_activity: the registry's layout is what the
+// hook reads, so a fix that rewrote the file in another layout would time another reader.
+func TestFreshActivityKeepsLayout(t *testing.T) {
+	fix := freshActivity("/p/session.json", "bench-session")
+	for _, doc := range []string{
+		"{\n  \"sessions\": [\n    {\n      \"id\": \"other\",\n      \"last_activity\": \"2026-01-01T00:00:00Z\"\n    },\n    {\n      \"id\": \"bench-session\",\n      \"started\": \"2026-01-01T00:00:00Z\",\n      \"last_activity\": \"2026-01-01T00:00:00Z\",\n      \"status\": \"active\"\n    }\n  ]\n}\n",
+		"{\"sessions\":[\n{\"id\":\"other\",\"last_activity\":\"2026-01-01T00:00:00Z\"},\n{\"id\":\"bench-session\",\"started\":\"2026-01-01T00:00:00Z\",\"last_activity\":\"2026-01-01T00:00:00Z\",\"status\":\"active\"}\n]}\n",
+	} {
+		got := string(fix("/p/session.json", []byte(doc)))
+		if strings.Count(got, "2026-01-01T00:00:00Z") != 2 || len(got) != len(doc) {
+			t.Errorf("changed more than the bench session's last activity:\n%s", got)
+		}
+		if i := strings.Index(got, "bench-session"); !strings.Contains(got[:i], "\"other\"") || strings.Contains(got[i:], "\"last_activity\": \"2026-01-01") || strings.Contains(got[i:], "\"last_activity\":\"2026-01-01") {
+			t.Errorf("the bench session's last activity is not fresh:\n%s", got)
+		}
+		if string(fix("/p/other.json", []byte(doc))) != doc {
+			t.Error("changed another file")
+		}
+	}
+}
+
+func TestPairwise(t *testing.T) {
+	fl := &contender{times: []float64{1, 2, 4}, cpu: []float64{1, 0, 2}}
+	c := &contender{times: []float64{1.5, 2, 12}, cpu: []float64{2, 5, 3}}
+	if got := pairwise(c, fl); got != 1.5 {
+		t.Errorf("pairwise = %v, want 1.5 (ratios 1.5, 1, 3)", got)
+	}
+	if got := pairwiseCPU(c, fl); got != 2 {
+		t.Errorf("pairwiseCPU = %v, want 2 (ratios 2, 1.5; a round without CPU time left out)", got)
 	}
 }

@@ -34,6 +34,7 @@ func writeAlternatives(dir string) error {
 const (
 	kindFloor   = "floor"
 	kindCairn   = "cairn"
+	kindBefore  = "before" // a cairn contender run from the -base binaries
 	kindSeed    = "seed"
 	kindPopular = "popular"
 )
@@ -62,7 +63,8 @@ type contender struct {
 	// the warm-up runs.
 	check func(out, errOut string, code, changed int) error
 
-	times    []float64 // ms
+	times    []float64 // ms, wall clock
+	cpu      []float64 // ms, user + system time, in the same runs
 	rss      []int64   // KiB
 	warnings map[string]int
 }
@@ -242,6 +244,8 @@ func (f *fixture) contenders(s *sizeFiles, st *states) []*contender {
 			}},
 		{key: "ups-answer", name: "userpromptsubmit: a plain answer", kind: kindCairn, argv: []string{bin("userpromptsubmit")},
 			stdin: ups(answer), state: st.standard, fresh: true, budget: upsBudget, check: writes(false, empty)},
+		{key: "ups-answer-200", name: "userpromptsubmit: a plain answer, 200 sessions registered", kind: kindCairn, argv: []string{bin("userpromptsubmit")},
+			stdin: ups(answer), state: st.sessions200, fresh: true, budget: upsBudget, check: writes(false, empty)},
 		{key: "ups-deferral", name: "userpromptsubmit: a deferral (guard: 110 open)", kind: kindCairn, argv: []string{bin("userpromptsubmit")},
 			stdin: ups(deferral), state: st.standard, fresh: true, budget: upsBudget, check: writes(false, contains("did not park"))},
 		{key: "ups-request", name: "userpromptsubmit: new request after a question (guard)", kind: kindCairn, argv: []string{bin("userpromptsubmit")},
@@ -276,3 +280,22 @@ func (f *fixture) contenders(s *sizeFiles, st *states) []*contender {
 	}
 	return cs
 }
+
+// befores returns, for each cairn contender of cs, a twin that runs the same command from the
+// binaries in dir (an earlier build), on the same state and payload and under the same check,
+// keyed "before:" + its key.
+func befores(cs []*contender, dir string) []*contender {
+	var out []*contender
+	for _, c := range cs {
+		if c.kind != kindCairn {
+			continue
+		}
+		b := *c
+		b.key, b.name, b.kind, b.pair = beforeKey+c.key, "before: "+c.name, kindBefore, ""
+		b.argv = append([]string{filepath.Join(dir, filepath.Base(c.argv[0]))}, c.argv[1:]...)
+		out = append(out, &b)
+	}
+	return out
+}
+
+const beforeKey = "before:"

@@ -16,13 +16,14 @@ import (
 
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/registry"
+	"github.com/cairn-hooks/cairn/pkg/safefile"
 	"github.com/cairn-hooks/cairn/pkg/transcript/transcripttest"
 )
 
 // The standard project (docs/BENCHMARKS.md): an active run, 10 parked items, 100 legacy
 // session-open-*.md files, 50 checkpoints, 8 registered sessions with 1,000 broadcast events,
-// Claude Code task files, a git history, and transcripts of every size asked for. Everything
-// lives under one temporary directory:
+// Claude Code task files, a git history, and transcripts of every size asked for (one state adds
+// 192 past sessions, filling the registry). Everything lives under one temporary directory:
 //
 //	work/bin/            the built binaries (unless -bin)
 //	work/alternatives/   the shell, Python and Node contenders
@@ -269,8 +270,14 @@ func (f *fixture) build() error {
 	}
 	var log bytes.Buffer
 	for i := 0; i < broadcasts; i++ {
-		ev := registry.Event{
-			Time: f.now.Add(-time.Duration(broadcasts-i) * 5 * time.Second),
+		// The event log's line format ({"ts","from","type","msg"}, registry.ParseEvent).
+		ev := struct {
+			Time string `json:"ts"`
+			From string `json:"from"`
+			Type string `json:"type"`
+			Msg  string `json:"msg"`
+		}{
+			Time: f.now.Add(-time.Duration(broadcasts-i) * 5 * time.Second).UTC().Format(time.RFC3339),
 			From: fmt.Sprintf("%s%d", otherPrefix, 1+r.IntN(otherSessions)),
 			Type: registry.TypeBroadcast,
 			Msg:  fmt.Sprintf("Heads-up %d: I changed the %s in the %s; rebase before touching the %s.", i, word(), word(), word()),
@@ -461,6 +468,10 @@ type states struct {
 	// handedOff: standard after the bench session's SessionEnd left its hand-off: a second
 	// SessionEnd finds nothing new to hand off.
 	handedOff *snapshot
+	// sessions200: standard with the registry at its cap of 200 sessions: 192 more over the last
+	// 29 days, most of them ended (by SessionEnd, or as orphans when the next one registered), as
+	// about seven sessions a day leave it within the 30-day keep.
+	sessions200 *snapshot
 }
 
 // statesFor builds the states for one size, from the base snapshot.
@@ -579,5 +590,52 @@ func (f *fixture) statesFor(s *sizeFiles) (*states, error) {
 	if st.handedOff, err = takeSnapshot(roots...); err != nil {
 		return nil, err
 	}
+
+	// sessions200: 192 past sessions, then one prompt of the bench session, which moves its
+	// cursor past their lines in the event log (as its next prompt would).
+	if _, err := st.standard.restore(nil); err != nil {
+		return nil, err
+	}
+	if err := f.pastSessions(registryCap - 1 - otherSessions); err != nil {
+		return nil, err
+	}
+	if _, err := f.hook("userpromptsubmit", payload("UserPromptSubmit", benchSession, f.proj, s.T, "prompt", "Yes.")); err != nil {
+		return nil, err
+	}
+	if st.sessions200, err = takeSnapshot(roots...); err != nil {
+		return nil, err
+	}
 	return st, nil
+}
+
+// registryCap is the most sessions the registry keeps (pkg/registry's maxSessions).
+const registryCap = 200
+
+// pastSessions registers n sessions of the last 29 days through the registry itself, which
+// takes the clock as a value (the hooks read the real one): three in four of them end by
+// SessionEnd after 40 minutes, and the others are marked ended as orphans by the next one.
+func (f *fixture) pastSessions(n int) error {
+	reg := registry.New(safefile.Disk{Roots: []string{f.proj}}, f.proj)
+	first := f.now.Add(-29 * 24 * time.Hour)
+	step := 29 * 24 * time.Hour / time.Duration(n+1)
+	for i := 0; i < n; i++ {
+		at := first.Add(time.Duration(i) * step)
+		sid := fmt.Sprintf("%08x-7a3c-4d1e-9b2f-%012x", 0x5e5510e0+i, 0xc0ffee000+i)
+		if err := reg.Register(sid, "main", at); err != nil {
+			return err
+		}
+		if i%4 != 3 {
+			if err := reg.End(sid, at.Add(40*time.Minute)); err != nil {
+				return err
+			}
+		}
+	}
+	ss, err := reg.Sessions()
+	if err != nil {
+		return err
+	}
+	if len(ss) != registryCap {
+		return fmt.Errorf("the registry holds %d sessions, want %d", len(ss), registryCap)
+	}
+	return nil
 }

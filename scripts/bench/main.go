@@ -8,6 +8,7 @@
 //	go run ./scripts/bench                       # the full run: 100 rounds, 1MB,50MB,200MB,60MBline
 //	go run ./scripts/bench -quick                # 10 rounds, 1 MB only (about a minute)
 //	go run ./scripts/bench -n 50 -sizes 1MB,200MB -o /tmp/bench.md -json /tmp/bench.json
+//	go run ./scripts/bench -base /tmp/old-bin -only '^ups'   # before/after: old binaries in the same rounds
 //
 // It builds the binaries (unless -bin names a directory that has them), generates the standard
 // project under a temporary directory (see fixture.go: an active run, 10 parked items, 100
@@ -38,6 +39,7 @@ type options struct {
 	n, rssRuns  int
 	sizes       []sizeSpec
 	bin, dir    string
+	base        string
 	keep        bool
 	only        *regexp.Regexp
 	jsonOut     string
@@ -99,6 +101,7 @@ func main() {
 	sizes := flag.String("sizes", "1MB,50MB,200MB,60MBline", "transcript sizes: SIZE, LINEline (one LINE-long line), SIZE+LINEline")
 	quick := flag.Bool("quick", false, "a quick look: -n 10 -rss 2 -sizes 1MB unless given")
 	rss := flag.Int("rss", 5, "extra rounds under GNU time for peak RSS")
+	base := flag.String("base", "", "directory with the binaries of another build (before a change): each cairn contender also runs from there, in the same rounds, as \"before\"")
 	bin := flag.String("bin", "", "directory with prebuilt binaries: precompact, sessionstart, sessionend, userpromptsubmit, cairn, floor (default: build them)")
 	dir := flag.String("dir", "", "directory for the fixture (default: the system's temp dir); put it on the disk users' projects live on: hooks fsync")
 	keep := flag.Bool("keep", false, "keep the fixture directory")
@@ -122,7 +125,7 @@ func main() {
 			*sizes = "1MB"
 		}
 	}
-	o := options{n: *n, rssRuns: *rss, bin: *bin, dir: *dir, keep: *keep, jsonOut: *jsonOut, mdOut: *mdOut, verbose: *verbose, diag: *diag,
+	o := options{n: *n, rssRuns: *rss, bin: *bin, base: *base, dir: *dir, keep: *keep, jsonOut: *jsonOut, mdOut: *mdOut, verbose: *verbose, diag: *diag,
 		commandLine: strings.TrimSpace("go run ./scripts/bench " + shellQuote(os.Args[1:]))}
 	var err error
 	if o.sizes, err = parseSizes(*sizes); err != nil {
@@ -196,6 +199,16 @@ func run(o options) error {
 			return fmt.Errorf("binary %s: %v", name, err)
 		}
 	}
+	if o.base != "" {
+		if o.base, err = filepath.Abs(o.base); err != nil {
+			return err
+		}
+		for _, name := range []string{"precompact", "sessionstart", "sessionend", "userpromptsubmit", "cairn"} {
+			if _, err := os.Stat(filepath.Join(o.base, name)); err != nil {
+				return fmt.Errorf("-base: binary %s: %v", name, err)
+			}
+		}
+	}
 
 	f := newFixture(work, bin, logf)
 	if err := f.resolveInterpreters(); err != nil {
@@ -226,6 +239,9 @@ func run(o options) error {
 			if c.kind == kindFloor || o.only == nil || o.only.MatchString(c.key) {
 				cs = append(cs, c)
 			}
+		}
+		if o.base != "" {
+			cs = append(cs, befores(cs, o.base)...)
 		}
 		fi, err := os.Stat(s.T)
 		if err != nil {
@@ -344,6 +360,9 @@ func machine(o options, bin string) *meta {
 			m.Commit += ", built with uncommitted changes: " + strings.Join(changed, ", ")
 		}
 	}
+	if o.base != "" {
+		m.Commit += "; \"before\" binaries from " + o.base
+	}
 	m.Python = first("python3", "--version")
 	m.Node = "node " + first("node", "--version")
 	m.Bash = first("bash", "--version")
@@ -366,6 +385,7 @@ func writeJSON(path string, m *meta, results []*sizeResult) error {
 	type jc struct {
 		Key, Name, Kind string
 		TimesMs         []float64
+		CPUMs           []float64
 		RSSKiB          []int64
 	}
 	type js struct {
@@ -381,7 +401,7 @@ func writeJSON(path string, m *meta, results []*sizeResult) error {
 	for _, r := range results {
 		s := js{Size: r.spec.label, Bytes: r.bytes, LoadBefore: r.loadBefore, LoadAfter: r.loadAfter}
 		for _, c := range r.contenders {
-			s.Contenders = append(s.Contenders, jc{c.key, c.name, c.kind, c.times, c.rss})
+			s.Contenders = append(s.Contenders, jc{c.key, c.name, c.kind, c.times, c.cpu, c.rss})
 		}
 		out.Sizes = append(out.Sizes, s)
 	}

@@ -19,6 +19,7 @@ type result struct {
 	out, errOut string
 	code        int
 	elapsed     time.Duration
+	cpu         time.Duration // user + system time of the process (and of its children)
 }
 
 // exec runs c once in the project, as Claude Code runs a hook: its payload on a pipe to stdin,
@@ -37,6 +38,9 @@ func (f *fixture) exec(c *contender, wrap []string) (result, error) {
 	start := time.Now()
 	err := cmd.Run()
 	r := result{elapsed: time.Since(start), out: out.String(), errOut: errb.String()}
+	if cmd.ProcessState != nil {
+		r.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		r.code = ee.ExitCode()
@@ -101,6 +105,7 @@ func (f *fixture) measure(cs []*contender, n int, progress func(i int)) error {
 			}
 			c.noteStderr(r.errOut)
 			c.times = append(c.times, stats.Ms(r.elapsed))
+			c.cpu = append(c.cpu, stats.Ms(r.cpu))
 		}
 		if progress != nil {
 			progress(i)

@@ -34,7 +34,7 @@ func report(m *meta, results []*sizeResult, libDiag []diagRow) string {
 
 	// Budgets.
 	p("## Budgets\n\n")
-	p("Median × the floor's median in the same rounds (p90 × floor's p90 in brackets); peak RSS is the maximum over all sizes.\n\n")
+	p("Median × the floor's median in the same rounds (p90 × floor's p90 in brackets; the detail tables below also give the median of each round's ratio); peak RSS is the maximum over all sizes.\n\n")
 	p("| hook | budget |")
 	for _, r := range results {
 		p(" %s |", r.spec.label)
@@ -92,6 +92,36 @@ func report(m *meta, results []*sizeResult, libDiag []diagRow) string {
 		}
 	}
 	p("\n")
+
+	// Before and after.
+	if len(keysOf(results, kindBefore)) > 0 {
+		p("## Before and after\n\n")
+		p("The same contender run from the -base binaries (before) and from the ones measured (after), in the same rounds: the median of each round's ratio to that round's floor, in wall time and in CPU time (user + system; the floor's medians in brackets). On a machine that others share, CPU time is the steadier of the two: waiting for a core inflates wall time only.\n\n")
+		p("| contender |")
+		for _, r := range results {
+			p(" %s before | %s after |", r.spec.label, r.spec.label)
+		}
+		p("\n|---|")
+		for range results {
+			p("---|---|")
+		}
+		p("\n")
+		for _, key := range keysOf(results, kindBefore) {
+			after := strings.TrimPrefix(key, beforeKey)
+			p("| %s |", find(results[0], after).name)
+			for _, r := range results {
+				b, a, fl := find(r, key), find(r, after), find(r, "floor")
+				if b == nil || a == nil || fl == nil {
+					p(" — | — |")
+					continue
+				}
+				p(" %.2f× wall, %.2f× CPU | %.2f× wall, %.2f× CPU (%s, %s CPU) |", pairwise(b, fl), pairwiseCPU(b, fl), pairwise(a, fl), pairwiseCPU(a, fl),
+					msText(stats.Pct(fl.times, .5)), msText(stats.Pct(fl.cpu, .5)))
+			}
+			p("\n")
+		}
+		p("\n")
+	}
 
 	// Alternatives.
 	p("## The alternatives ÷ cairn\n\n")
@@ -161,16 +191,34 @@ func report(m *meta, results []*sizeResult, libDiag []diagRow) string {
 	// Details.
 	for _, r := range results {
 		p("## %s transcript (%.1f MiB)\n\n", r.spec.label, float64(r.bytes)/(1<<20))
-		p("| contender | median | p10–p90 | × floor | peak RSS |\n|---|---|---|---|---|\n")
+		p("| contender | median | p10–p90 | × floor | pairwise × floor | CPU median | pairwise CPU × floor | peak RSS |\n|---|---|---|---|---|---|---|---|\n")
 		fl := find(r, "floor")
 		fmed := stats.Pct(fl.times, .5)
 		for _, c := range r.contenders {
 			med := stats.Pct(c.times, .5)
-			p("| %s | %s | %s–%s | %.2f× | %s |\n", c.name, msText(med), msText(stats.Pct(c.times, .1)), msText(stats.Pct(c.times, .9)), med/fmed, kib(maxOf(c.rss)))
+			p("| %s | %s | %s–%s | %.2f× | %.2f× | %s | %.2f× | %s |\n", c.name, msText(med), msText(stats.Pct(c.times, .1)), msText(stats.Pct(c.times, .9)), med/fmed, pairwise(c, fl),
+				msText(stats.Pct(c.cpu, .5)), pairwiseCPU(c, fl), kib(maxOf(c.rss)))
 		}
 		p("\n")
 	}
 	return b.String()
+}
+
+// pairwise is the median over rounds of c's time ÷ the floor's time in the same round: each
+// round runs every contender once, so a round that the machine slowed down slows both.
+func pairwise(c, fl *contender) float64 { return pairwiseOf(c.times, fl.times) }
+
+// pairwiseCPU is pairwise for CPU time.
+func pairwiseCPU(c, fl *contender) float64 { return pairwiseOf(c.cpu, fl.cpu) }
+
+func pairwiseOf(c, fl []float64) float64 {
+	var ratios []float64
+	for i := range min(len(c), len(fl)) {
+		if fl[i] > 0 {
+			ratios = append(ratios, c[i]/fl[i])
+		}
+	}
+	return stats.Pct(ratios, .5)
 }
 
 func budgetText(bud budget) string {

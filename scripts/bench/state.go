@@ -2,11 +2,12 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -176,27 +177,17 @@ func writeState(p string, st fileState, data []byte) error {
 // registry (session.json at path) to now, so that a UserPromptSubmit run sees a session active a
 // moment ago, as it is between two prompts. Without it, a prompt more than a minute after the
 // fixture was built would rewrite session.json on every run (the registry records activity at
-// most once a minute), which is the uncommon case, not the common one.
+// most once a minute), which is the uncommon case, not the common one. It changes only that
+// value's bytes and keeps the rest of the file as the registry wrote it: its layout is what the
+// hook reads.
 func freshActivity(path, sid string) func(string, []byte) []byte {
+	re := regexp.MustCompile(`("id": ?` + regexp.QuoteMeta(strconv.Quote(sid)) + `,[^}]*?"last_activity": ?")([^"]*)(")`)
 	return func(p string, data []byte) []byte {
 		if p != path {
 			return data
 		}
-		var doc map[string]any
-		if err := json.Unmarshal(data, &doc); err != nil {
-			return data
-		}
-		sessions, _ := doc["sessions"].([]any)
-		for _, s := range sessions {
-			if m, ok := s.(map[string]any); ok && m["id"] == sid {
-				m["last_activity"] = time.Now().UTC().Truncate(time.Second).Format(time.RFC3339)
-			}
-		}
-		out, err := json.MarshalIndent(doc, "", "  ")
-		if err != nil {
-			return data
-		}
-		return append(out, '\n')
+		now := time.Now().UTC().Truncate(time.Second).Format(time.RFC3339)
+		return re.ReplaceAll(data, []byte("${1}"+now+"${3}"))
 	}
 }
 
