@@ -371,6 +371,14 @@ type hostileRun struct {
 	set   map[string]any // payload fields over basePayload
 }
 
+// hostileSummary is the compaction summary the hostile cases' PostCompact keeps: where cairn's
+// own state is what was planted (the catalog, the lock directory), the case checks that it is
+// kept all the same — the hooks heal that state and do their job, not only exit 0.
+const hostileSummary = "HOSTILE-CASE-SUMMARY: the hooks kept working"
+
+// healedPaths are the state paths a hook repairs when a clone planted something there.
+var healedPaths = map[string]bool{fileCkptIndex: true, safefileLockDir: true}
+
 // hostileRuns are every hook (sessionstart from each source, userpromptsubmit with a deferral
 // and with an answer) and every CLI command that reads the state paths.
 func hostileRuns() []hostileRun {
@@ -381,7 +389,7 @@ func hostileRuns() []hostileRun {
 		{label: "userpromptsubmit deferral", hook: "userpromptsubmit", set: map[string]any{"prompt": "let's come back to the hostile idea later"}},
 		{label: "userpromptsubmit answer", hook: "userpromptsubmit", set: map[string]any{"prompt": "yes, go ahead with that"}},
 		{label: "precompact", hook: "precompact"},
-		{label: "postcompact", hook: "postcompact"},
+		{label: "postcompact", hook: "postcompact", set: map[string]any{"compact_summary": hostileSummary}},
 		{label: "sessionend", hook: "sessionend", set: map[string]any{"reason": "other"}},
 		{label: "cairn session resume", args: []string{"session", "resume"}},
 		{label: "cairn session archive", args: []string{"session", "archive", "keep-one"}},
@@ -527,6 +535,10 @@ func TestHostileRepo(t *testing.T) {
 						t.Errorf("%s at %s: %s: %s\n%v", sh.name, sp, hr.label, problem, r)
 						failures = append(failures, fmt.Sprintf("%s at %s: %s: %s", sh.name, sp, hr.label, problem))
 					}
+				}
+				if healedPaths[sp.rel] && !summaryKept(m) {
+					t.Errorf("%s at %s: no automatic checkpoint keeps PostCompact's summary: the planted state turned checkpoints off", sh.name, sp)
+					failures = append(failures, fmt.Sprintf("%s at %s: summary not kept", sh.name, sp))
 				}
 				if d := outside.diff(snapshot(t, m.outsideDirs()...)); len(d) > 0 {
 					t.Errorf("%s at %s: written outside the project:\n%s", sh.name, sp, strings.Join(d, "\n"))
@@ -1070,4 +1082,16 @@ func TestHostileRepoInstall(t *testing.T) {
 	})
 	record("TestHostileRepoInstall", "install.sh and install.sh --uninstall on projects whose .claude, .claude/cairn or .claude/cairn/bin is a symlink to the user's ~/.claude (cairn installed there at user scope) or to another project's; --user with <config>/cairn or <config>/cairn/bin a symlink; links committed inside a real bin directory (.gitignore, .cairn.new, .sessionstart.new, a binary); a repository's own bin/cairn before --uninstall; cairn install and uninstall with settings.json, settings.local.json, a skill and the skills directory as each hostile shape, and with .claude/skills, a skill directory and settings.json linked into the user's own install", runs,
 		verdict(t, fmt.Sprintf("every symlinked .claude, .claude/cairn and bin directory refused before anything was written (%d refusals with one install.sh: error line, the slowest after %v; project and outside unchanged); cairn install and uninstall exit 0 or refuse with one line (%d refusals), never hang, within 64 MiB; nothing outside changed", refused, slowest.Round(time.Millisecond), cliRefused)))
+}
+
+// summaryKept reports whether a checkpoint of m's project holds hostileSummary (by any name: one
+// taken in the same second as another gets a suffix).
+func summaryKept(m *machine) bool {
+	names, _ := filepath.Glob(m.p("memory/projects/proj/checkpoints/*.md"))
+	for _, n := range names {
+		if data, err := os.ReadFile(n); err == nil && strings.Contains(string(data), hostileSummary) {
+			return true
+		}
+	}
+	return false
 }

@@ -545,6 +545,9 @@ func snapshot(t testing.TB, dirs ...string) tree {
 				out[p] = "unreadable: " + err.Error()
 				return nil
 			}
+			if d.IsDir() && d.Name() == "cairn" && filepath.Base(filepath.Dir(p)) == ".claude" {
+				return nil // <config>/cairn itself: made for the records below; what else it holds is walked
+			}
 			if d.IsDir() && (d.Name() == "runs" || d.Name() == "parked") && filepath.Base(filepath.Dir(p)) == "cairn" {
 				// <config>/cairn/runs and parked: cairn's records of the runs started and the
 				// items parked on this machine (docs/RELIABILITY.md, the trust boundary), the one
