@@ -60,7 +60,7 @@ for t in \
 	"FuzzIsName ./pkg/checkpoint" \
 	"FuzzParseEvent ./pkg/registry" \
 	"FuzzReadFrom ./pkg/registry" \
-	"FuzzInstall ./pkg/settings" \
+	"FuzzInstall ./pkg/setup/settings" \
 	"FuzzLegacyFile ./pkg/parking" \
 	"FuzzReadAudit ./pkg/parking" \
 	"FuzzSessionContext ./pkg/parking" \

@@ -174,7 +174,7 @@ func cmdInstallSH(ts *testscript.TestScript, neg bool, args []string) {
 // touchTemplates reads the skill templates that the cairn binary embeds: touchSources opens only
 // .go files, and go test caches a pass keyed by the files the test process opened.
 func touchTemplates(ts *testscript.TestScript) {
-	ts.Check(filepath.WalkDir("../pkg/skills/templates", func(p string, d os.DirEntry, err error) error {
+	ts.Check(filepath.WalkDir("../pkg/setup/skills/templates", func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			_, err = os.ReadFile(p)
 		}

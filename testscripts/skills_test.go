@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-hooks/cairn/pkg/skills"
+	"github.com/cairn-hooks/cairn/pkg/setup/skills"
 )
 
 // Every command line the skills tell Claude to run works when each piece of user text starts with

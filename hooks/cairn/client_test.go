@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/cairn-hooks/cairn/pkg/project"
-	"github.com/cairn-hooks/cairn/pkg/settings"
+	"github.com/cairn-hooks/cairn/pkg/setup/settings"
 )
 
 func TestParseClientVersion(t *testing.T) {

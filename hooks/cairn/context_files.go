@@ -8,7 +8,7 @@ import (
 
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
-	"github.com/cairn-hooks/cairn/pkg/skills"
+	"github.com/cairn-hooks/cairn/pkg/setup/skills"
 )
 
 // cairnWrites are the paths under a project that cairn writes itself, which `git status` lists

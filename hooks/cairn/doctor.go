@@ -25,8 +25,8 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/runstate"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 	"github.com/cairn-hooks/cairn/pkg/sessionfile"
-	"github.com/cairn-hooks/cairn/pkg/settings"
-	"github.com/cairn-hooks/cairn/pkg/skills"
+	"github.com/cairn-hooks/cairn/pkg/setup/settings"
+	"github.com/cairn-hooks/cairn/pkg/setup/skills"
 	"github.com/cairn-hooks/cairn/pkg/transcript"
 	"github.com/cairn-hooks/cairn/pkg/version"
 )

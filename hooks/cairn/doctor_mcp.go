@@ -15,7 +15,7 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/plain"
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
-	"github.com/cairn-hooks/cairn/pkg/settings"
+	"github.com/cairn-hooks/cairn/pkg/setup/settings"
 	"github.com/cairn-hooks/cairn/pkg/version"
 )
 

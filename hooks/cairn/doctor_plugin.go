@@ -12,7 +12,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/cairn-hooks/cairn/pkg/safefile"
-	"github.com/cairn-hooks/cairn/pkg/settings"
+	"github.com/cairn-hooks/cairn/pkg/setup/settings"
 )
 
 // cairnPlugin is a cairn plugin that Claude Code loads for this project.

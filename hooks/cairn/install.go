@@ -21,8 +21,8 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 	"github.com/cairn-hooks/cairn/pkg/search"
-	"github.com/cairn-hooks/cairn/pkg/settings"
-	"github.com/cairn-hooks/cairn/pkg/skills"
+	"github.com/cairn-hooks/cairn/pkg/setup/settings"
+	"github.com/cairn-hooks/cairn/pkg/setup/skills"
 	"github.com/cairn-hooks/cairn/pkg/version"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
-	"github.com/cairn-hooks/cairn/pkg/settings"
+	"github.com/cairn-hooks/cairn/pkg/setup/settings"
 )
 
 // cairn's MCP server is registered where Claude Code looks for the install's scope: a project's

@@ -17,8 +17,8 @@ import (
 	"strings"
 
 	"github.com/cairn-hooks/cairn/pkg/buildstamp"
-	"github.com/cairn-hooks/cairn/pkg/settings"
-	"github.com/cairn-hooks/cairn/pkg/skills"
+	"github.com/cairn-hooks/cairn/pkg/setup/settings"
+	"github.com/cairn-hooks/cairn/pkg/setup/skills"
 )
 
 func init() {
