@@ -68,6 +68,10 @@ func isCairnSkill(root, f string) bool {
 	if !ok || !slices.Contains(skills.Names, name) {
 		return false
 	}
-	data, _, err := safefile.ReadFile(root, filepath.Join(root, filepath.FromSlash(f)), maxConfig)
+	data, _, err := safefile.ReadFile(root, filepath.Join(root, filepath.FromSlash(f)), maxSkill)
 	return err == nil && skills.IsCairn(data)
 }
+
+// maxSkill bounds the SKILL.md read to tell cairn's from another: a skill is a few KiB, and the
+// file is the repository's.
+const maxSkill = 4 << 20

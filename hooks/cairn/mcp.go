@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/cairn-hooks/cairn/pkg/setup"
 )
 
 // cairn mcp starts cairn's MCP server, the cairn-mcp binary installed beside this one (see
@@ -17,9 +19,6 @@ func init() {
 			return usagef("cairn mcp runs on its own, not inside another command") // Main starts it
 		}}
 }
-
-// mcpName is the MCP server's binary.
-const mcpName = "cairn-mcp"
 
 // cmdMCP replaces this process with cairn-mcp (on Windows, runs it on stdin and stdout and
 // waits), passing args on. It is called by Main before the CLI's output buffering.
@@ -35,9 +34,9 @@ func cmdMCP(ctx context.Context, c *CLI, stdin io.Reader, stdout io.Writer, args
 	if err != nil {
 		return err
 	}
-	srv := filepath.Join(filepath.Dir(me), mcpName+exe())
+	srv := filepath.Join(filepath.Dir(me), setup.ExeFile(setup.MCPBinary))
 	if fi, err := os.Stat(srv); err != nil || !fi.Mode().IsRegular() {
-		return withHint(fmt.Errorf("no %s beside %s", mcpName+exe(), me), "install cairn again (./install.sh, or go install …/hooks/...@latest): cairn-mcp ships with it")
+		return withHint(fmt.Errorf("no %s beside %s", setup.ExeFile(setup.MCPBinary), me), "install cairn again (./install.sh, or go install …/hooks/...@latest): cairn-mcp ships with it")
 	}
 	return runMCP(ctx, srv, c.Env.List(), stdin, stdout, c.Stderr)
 }

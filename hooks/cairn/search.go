@@ -43,11 +43,16 @@ func searchConfig(c *CLI) (search.Config, error) {
 		return search.Config{}, err
 	}
 	// Without a config directory, legacy parked items are left out.
-	cfg := search.Config{Root: p.Root, ConfigDir: p.Config, CacheDir: c.Env.Get("CAIRN_SEARCH_CACHE"), Now: p.Now}
-	if cfg.CacheDir == "" {
-		cfg.CacheDir = userCacheDir(c.Env)
+	return search.Config{Root: p.Root, ConfigDir: p.Config, CacheDir: searchCacheDir(c.Env), Now: p.Now}, nil
+}
+
+// searchCacheDir is the cache directory the search index goes in: $CAIRN_SEARCH_CACHE when set
+// (tests, benchmarks), else the user's cache directory; "" when there is none.
+func searchCacheDir(env project.Env) string {
+	if d := env.Get("CAIRN_SEARCH_CACHE"); d != "" {
+		return d
 	}
-	return cfg, nil
+	return userCacheDir(env)
 }
 
 // searchMemory is the soft memory limit of a command that opens the search index.

@@ -1,5 +1,5 @@
 // Package version names the cairn release every binary reports with --version and that
-// `cairn doctor` compares across the installed binaries (package buildstamp reads another
+// `cairn doctor` compares across the installed binaries (pkg/setup's Stamp reads another
 // binary's without running it; it is apart because debug/buildinfo's file readers would add to
 // every hook's start).
 package version
@@ -13,7 +13,7 @@ import (
 //
 //	-ldflags "-X github.com/cairn-hooks/cairn/pkg/version.stamp=cairn-build-version:v1.2.3;"
 //
-// The value is kept whole in the binary's data, where buildstamp.Of finds it by its marker: Go
+// The value is kept whole in the binary's data, where setup.Stamp finds it by its marker: Go
 // omits the link flags from its build information under -trimpath, which those builds use.
 var stamp = ""
 

@@ -21,7 +21,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-hooks/cairn/pkg/buildstamp"
+	"github.com/cairn-hooks/cairn/pkg/setup"
 )
 
 // TestRelease builds the release of a few platforms — this machine's and windows/amd64 unless
@@ -198,7 +198,7 @@ func checkBinary(t *testing.T, name string, data []byte, ver, goos, goarch strin
 	if err := os.WriteFile(tmp, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	v, pkg, err := buildstamp.Of(tmp)
+	v, pkg, err := setup.Stamp(tmp)
 	if err != nil || v != ver || !strings.HasPrefix(pkg, "github.com/cairn-hooks/cairn/hooks/") {
 		t.Errorf("%s: version %q of %q (%v), want %s of one of cairn's binaries", name, v, pkg, err, ver)
 	}

@@ -19,7 +19,7 @@ const CLIName = "cairn"
 type Owner struct {
 	BinDirs []string
 	// Hooks are the names of cairn's hook binaries, without ".exe". The CLI passes the names of
-	// the hooks it wires (one table, hooks/cairn's hookSpecs), so a hook added there is
+	// the hooks it wires (one table, pkg/setup's hookSpecs), so a hook added there is
 	// recognised here with no other change.
 	Hooks []string
 }

@@ -18,6 +18,10 @@
 //
 // cairn's entries are recognised by the executable they run (see Owner), so an upgrade replaces
 // only them, wherever the older version put them, and uninstall removes only them.
+//
+// It is a part of package setup, which alone uses it, kept as a package of its own because it
+// works on bytes only: it reads no file and knows no scope, so its fuzz test (FuzzInstall) drives
+// the whole of it.
 package settings
 
 import (

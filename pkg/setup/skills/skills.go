@@ -8,6 +8,11 @@
 // for {{CAIRN}}, so a skill works whether or not cairn is on PATH, and the prefix of cairn's MCP
 // tool names for {{MCP}}: Claude Code names a plugin's MCP tools differently from those of a
 // server in .mcp.json or ~/.claude.json.
+//
+// It is a part of package setup, kept as a package of its own because its templates are a
+// contract of their own — the commands Claude is told to run, checked against the CLI by this
+// package's tests and testscripts' TestSkillCommandsAsWritten — and cairn context's file filter
+// asks IsCairn of it without the installer.
 package skills
 
 import (

@@ -1,14 +1,12 @@
-package main
+package setup
 
 // cairn plugin build: cairn as a Claude Code plugin, for one platform.
 
 import (
 	"bytes"
-	"context"
 	"debug/buildinfo"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -16,15 +14,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/cairn-hooks/cairn/pkg/buildstamp"
 	"github.com/cairn-hooks/cairn/pkg/setup/settings"
 	"github.com/cairn-hooks/cairn/pkg/setup/skills"
 )
-
-func init() {
-	register("plugin", "build", command{"--out DIR [--bin DIR]",
-		"build a Claude Code plugin, which is also a marketplace serving it, from cairn's binaries for one platform (those in --bin, default this cairn's)", runPluginBuild})
-}
 
 // Plugin layout (reference Addendum "Plugins"; testscripts/e2e/FINDINGS.md §l).
 const (
@@ -202,7 +194,7 @@ func readPluginBinary(bin, name string) (pluginBinary, error) {
 		if !fi.Mode().IsRegular() {
 			return pluginBinary{}, fmt.Errorf("%s is not a regular file", path)
 		}
-		v, pkg, err := buildstamp.Of(path)
+		v, pkg, err := Stamp(path)
 		if err != nil {
 			return pluginBinary{}, err
 		}
@@ -233,36 +225,38 @@ func readPluginBinary(bin, name string) (pluginBinary, error) {
 	return pluginBinary{}, fmt.Errorf("%s holds no %s: build every binary (go build -o DIR ./hooks/...) or pass --bin DIR", bin, name)
 }
 
-func runPluginBuild(ctx context.Context, c *CLI, args []string) error {
-	fl := flag.NewFlagSet("plugin build", flag.ContinueOnError)
-	out := fl.String("out", "", "the directory to create: the plugin, and a marketplace listing it")
-	binFlag := fl.String("bin", "", "directory holding the binaries to package, for any one platform (default: this cairn's directory)")
-	pos, err := parseInterleaved(fl, args)
+// Plugin is a plugin BuildPlugin wrote.
+type Plugin struct {
+	Name, Marketplace     string // install it with claude plugin install <Name>@<Marketplace>
+	Version, GOOS, GOARCH string // of the binaries it holds
+	Dir                   string // the plugin's directory, which is also the marketplace's
+	Hooks, Skills         int    // how many it wires and offers
+}
+
+// BuildPlugin builds cairn as a Claude Code plugin, which is also a marketplace serving it, in
+// out (absolute, or relative to h.Cwd), from the binaries in bin ("" for those beside this cairn),
+// which must be cairn's, of one version and for one platform, any platform. out must not exist, or
+// be empty: the plugin is built beside it and renamed into place, so a failure leaves none.
+func BuildPlugin(h Host, out, bin string) (Plugin, error) {
+	bin, err := h.binDir(bin)
 	if err != nil {
-		return err
+		return Plugin{}, err
 	}
-	if len(pos) > 0 || *out == "" {
-		return usageOf("plugin", "build")
-	}
-	bin, err := installFlags{bin: *binFlag}.binDir(c)
-	if err != nil {
-		return err
-	}
-	dest := *out
+	dest := out
 	if !filepath.IsAbs(dest) {
-		dest = filepath.Join(c.Cwd, dest)
+		dest = filepath.Join(h.Cwd, dest)
 	}
 	dest = filepath.Clean(dest)
 
 	// Every binary: present, cairn's, one version, one platform.
 	var bins []pluginBinary
-	for _, name := range append([]string{settings.CLIName, mcpName}, hookNames()...) {
+	for _, name := range append([]string{settings.CLIName, MCPBinary}, hookNames()...) {
 		b, err := readPluginBinary(bin, name)
 		if err != nil {
-			return err
+			return Plugin{}, err
 		}
 		if len(bins) > 0 && (b.version != bins[0].version || b.goos != bins[0].goos || b.goarch != bins[0].goarch) {
-			return fmt.Errorf("%s is %s for %s/%s but %s is %s for %s/%s: package the binaries of one build",
+			return Plugin{}, fmt.Errorf("%s is %s for %s/%s but %s is %s for %s/%s: package the binaries of one build",
 				b.path, b.version, b.goos, b.goarch, bins[0].path, bins[0].version, bins[0].goos, bins[0].goarch)
 		}
 		bins = append(bins, b)
@@ -291,17 +285,14 @@ func runPluginBuild(ctx context.Context, c *CLI, args []string) error {
 		add("skills/"+name+"/SKILL.md", data, err)
 	}
 	if err2 != nil {
-		return err2
+		return Plugin{}, err2
 	}
 
 	if err := writePlugin(dest, files, bins); err != nil {
-		return err
+		return Plugin{}, err
 	}
-	fmt.Fprintf(c.Stdout, "plugin %s %s for %s/%s in %s: %d hooks, %d skills, the MCP server (cairn mcp)\n",
-		pluginName, ver, goos, goarch, dest, len(hookSpecs), len(skills.Names))
-	fmt.Fprintf(c.Stdout, "install: claude plugin marketplace add %s && claude plugin install %s@%s\n",
-		skills.ShellQuote(dest), pluginName, marketplaceName)
-	return nil
+	return Plugin{Name: pluginName, Marketplace: marketplaceName, Version: ver, GOOS: goos, GOARCH: goarch,
+		Dir: dest, Hooks: len(hookSpecs), Skills: len(skills.Names)}, nil
 }
 
 // writePlugin creates dest with files and the binaries, all at once: everything is written into

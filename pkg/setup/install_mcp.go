@@ -1,8 +1,9 @@
-package main
+package setup
 
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path/filepath"
 	"slices"
@@ -54,10 +55,10 @@ type mcpPlan struct {
 // planMCP plans the MCP wiring for an install of cli and checks, before anything is written, that
 // every file it edits can be edited. settingsData is the scope's settings.json as read. Without
 // --allow-bash, a rule for the whole server that is there already is kept.
-func planMCP(c *CLI, s scope, cli string, own settings.Owner, allow optBool, settingsData []byte, dryRun bool) (mcpPlan, error) {
+func planMCP(h Host, s scope, cli string, own settings.Owner, allow *bool, settingsData []byte, dryRun bool) (mcpPlan, error) {
 	mp := mcpPlan{entry: settings.MCPEntry{Type: "stdio", Command: filepath.ToSlash(cli), Args: []string{"mcp"}}}
 	var err error
-	if mp.server, mp.approval, err = s.mcpFiles(c); err != nil {
+	if mp.server, mp.approval, err = s.mcpFiles(h.Env); err != nil {
 		return mp, err
 	}
 	var approvalData []byte
@@ -66,8 +67,8 @@ func planMCP(c *CLI, s scope, cli string, own settings.Owner, allow optBool, set
 			return mp, err
 		}
 	}
-	all := allow.val
-	if !allow.set {
+	all := allow != nil && *allow
+	if allow == nil {
 		rulesIn := settingsData
 		if mp.approval != "" {
 			rulesIn = approvalData
@@ -91,27 +92,27 @@ func planMCP(c *CLI, s scope, cli string, own settings.Owner, allow optBool, set
 }
 
 // mcpFiles are the scope's server file and, at project scope, the file of its approval.
-func (s scope) mcpFiles(c *CLI) (server, approval string, err error) {
+func (s scope) mcpFiles(env project.Env) (server, approval string, err error) {
 	if !s.user {
 		return filepath.Join(s.root, ".mcp.json"), filepath.Join(s.root, ".claude", "settings.local.json"), nil
 	}
-	server, err = project.ClaudeJSON(c.Env)
+	server, err = project.ClaudeJSON(env)
 	return server, "", err
 }
 
 // mcpWriter writes the server files: the scope's writer, with the directory of ~/.claude.json
 // as a second root at user scope.
-func (s scope) mcpWriter(c *CLI, server string, dryRun bool) files {
+func (s scope) mcpWriter(out io.Writer, server string, dryRun bool) files {
 	roots := []string{s.root, filepath.Dir(server)}
 	if dryRun {
-		return safefile.DryRun{Out: c.Stdout, Roots: roots}
+		return safefile.DryRun{Out: out, Roots: roots}
 	}
 	return configFiles{roots: roots}
 }
 
 // wire registers the server and, at project scope, approves it and allows its tools.
-func (mp mcpPlan) wire(c *CLI, s scope, own settings.Owner, dryRun bool) error {
-	w := s.mcpWriter(c, mp.server, dryRun)
+func (mp mcpPlan) wire(h Host, s scope, own settings.Owner, dryRun bool) error {
+	w := s.mcpWriter(h.Out, mp.server, dryRun)
 	existed := fileExists(mp.server)
 	changed, err := w.Update(mp.server, 0o644, func(old []byte, _ bool) ([]byte, error) {
 		return settings.InstallMCP(old, mp.entry, own)
@@ -120,7 +121,7 @@ func (mp mcpPlan) wire(c *CLI, s scope, own settings.Owner, dryRun bool) error {
 		return settingsError(mp.server, err)
 	}
 	if !dryRun {
-		fmt.Fprintf(c.Stdout, "mcp server: %s %s\n", outcome(changed, existed), mp.server)
+		fmt.Fprintf(h.Out, "mcp server: %s %s\n", outcome(changed, existed), mp.server)
 	}
 	if mp.approval == "" {
 		return nil
@@ -133,24 +134,24 @@ func (mp mcpPlan) wire(c *CLI, s scope, own settings.Owner, dryRun bool) error {
 		return settingsError(mp.approval, err)
 	}
 	if !dryRun {
-		fmt.Fprintf(c.Stdout, "mcp approval: %s %s\n", outcome(changed, existed), mp.approval)
+		fmt.Fprintf(h.Out, "mcp approval: %s %s\n", outcome(changed, existed), mp.approval)
 	}
 	return nil
 }
 
 // unwireMCP removes the server's entry, its approval and its tools' rules; files that then hold
 // nothing are removed when cairn's entries were all they held.
-func unwireMCP(c *CLI, s scope, own settings.Owner, dryRun bool) error {
-	server, approval, err := s.mcpFiles(c)
+func unwireMCP(h Host, s scope, own settings.Owner, dryRun bool) error {
+	server, approval, err := s.mcpFiles(h.Env)
 	if err != nil {
 		return err
 	}
-	w := s.mcpWriter(c, server, dryRun)
+	w := s.mcpWriter(h.Out, server, dryRun)
 	// A server named cairn that is not cairn's (a repository's own, say) is left, and so is the
 	// approval beside it: uninstall takes back only what install wrote.
 	if data, _, err := readConfig(server); err == nil {
 		if e := gjson.GetBytes(data, "mcpServers."+settings.MCPServer); e.Exists() && !own.OwnsMCP(e) {
-			c.Warn("%s registers a server named %s that is not cairn's: it and its approval are left as they are", server, settings.MCPServer)
+			h.Warn("%s registers a server named %s that is not cairn's: it and its approval are left as they are", server, settings.MCPServer)
 			approval = ""
 		}
 	}
@@ -190,7 +191,7 @@ func unwireMCP(c *CLI, s scope, own settings.Owner, dryRun bool) error {
 			}
 		}
 		if !dryRun {
-			fmt.Fprintf(c.Stdout, "%s: removed cairn from %s%s\n", f.what, f.path, map[bool]string{true: ", which held nothing else and is removed"}[empty])
+			fmt.Fprintf(h.Out, "%s: removed cairn from %s%s\n", f.what, f.path, map[bool]string{true: ", which held nothing else and is removed"}[empty])
 		}
 	}
 	return nil

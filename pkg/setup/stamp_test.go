@@ -1,4 +1,4 @@
-package buildstamp
+package setup
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 
 // A binary stamped as install.sh stamps it, under -trimpath, reports its version to Of without
 // being run; an unstamped one reports "dev"; a file that is not a Go binary is refused.
-func TestOf(t *testing.T) {
+func TestStamp(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds binaries")
 	}
@@ -27,16 +27,16 @@ func TestOf(t *testing.T) {
 		}
 		return out
 	}
-	v, pkg, err := Of(build("stamped", "-ldflags", version.Flag("v1.2.3-4-gabcdef-dirty")))
+	v, pkg, err := Stamp(build("stamped", "-ldflags", version.Flag("v1.2.3-4-gabcdef-dirty")))
 	if err != nil || v != "v1.2.3-4-gabcdef-dirty" || pkg != "github.com/cairn-hooks/cairn/hooks/sessionend" {
 		t.Fatalf("stamped: %q %q %v", v, pkg, err)
 	}
-	if v, _, err := Of(build("plain", "-buildvcs=false")); err != nil || v != "dev" { // VCS stamping would name a pseudo-version
+	if v, _, err := Stamp(build("plain", "-buildvcs=false")); err != nil || v != "dev" { // VCS stamping would name a pseudo-version
 		t.Fatalf("unstamped: %q %v", v, err)
 	}
 	script := filepath.Join(dir, "script")
 	os.WriteFile(script, []byte("#!/bin/sh\necho sessionend "+version.Marker()+"v9;\n"), 0o755)
-	if _, _, err := Of(script); err == nil || !strings.Contains(err.Error(), "no Go build information") {
+	if _, _, err := Stamp(script); err == nil || !strings.Contains(err.Error(), "no Go build information") {
 		t.Fatalf("a script: %v", err)
 	}
 }
@@ -71,7 +71,7 @@ func TestFindStamp(t *testing.T) {
 // A binary padded to hundreds of MB — what a repository's settings can name — is read a chunk at
 // a time: Of allocates a few MiB, not the 64 MiB it scans (before: io.ReadAll, 190 MiB of peak
 // RSS in cairn doctor).
-func TestOfPaddedBinaryStaysSmall(t *testing.T) {
+func TestStampPaddedBinaryStaysSmall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a binary")
 	}
@@ -85,7 +85,7 @@ func TestOfPaddedBinaryStaysSmall(t *testing.T) {
 	}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	v, _, err := Of(out)
+	v, _, err := Stamp(out)
 	runtime.ReadMemStats(&after)
 	if err != nil || v != "v7.7.7" {
 		t.Fatalf("%q %v", v, err)

@@ -1,4 +1,4 @@
-package main
+package setup
 
 import (
 	"encoding/json"
@@ -230,10 +230,10 @@ func TestInstalledClientVersion(t *testing.T) {
 		}
 	}
 	// The override wins, and a bad one is refused.
-	if cl := doctorClient(project.Env{clientVersionEnv: "2.1.100", "PATH": filepath.Dir(link(native, "native2"))}); !cl.known || cl.version.String() != "2.1.100" {
-		t.Errorf("doctorClient with $%s: %+v", clientVersionEnv, cl)
+	if cl := doctorClient(project.Env{ClientVersionEnv: "2.1.100", "PATH": filepath.Dir(link(native, "native2"))}); !cl.known || cl.version.String() != "2.1.100" {
+		t.Errorf("doctorClient with $%s: %+v", ClientVersionEnv, cl)
 	}
-	if _, _, err := versionOf("", project.Env{clientVersionEnv: "latest"}); err == nil {
-		t.Errorf("$%s=latest accepted", clientVersionEnv)
+	if _, _, err := versionOf("", project.Env{ClientVersionEnv: "latest"}); err == nil {
+		t.Errorf("$%s=latest accepted", ClientVersionEnv)
 	}
 }

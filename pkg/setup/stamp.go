@@ -1,8 +1,9 @@
-// Package buildstamp reads the version of a cairn binary from its file, without running it:
-// `cairn doctor`, install and the plugin build ask it of whatever a settings file names, and a
-// diagnostic never executes what a repository supplies. It is the CLI's alone: debug/buildinfo
-// links the ELF, Mach-O and PE readers, whose start-up cost the hooks do not pay.
-package buildstamp
+package setup
+
+// The version of a cairn binary, read from its file without running it: doctor asks it of
+// whatever a settings file names, and a diagnostic never executes what a repository supplies;
+// the plugin build asks it of binaries built for another platform. It is the CLI's alone:
+// debug/buildinfo links the ELF, Mach-O and PE readers, whose start-up cost the hooks do not pay.
 
 import (
 	"bytes"
@@ -14,15 +15,15 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/version"
 )
 
-// maxBinary bounds how much of a file Of reads: cairn's binaries are a few MiB.
+// maxBinary bounds how much of a file Stamp reads: cairn's binaries are a few MiB.
 const maxBinary = 64 << 20
 
-// Of reads, without running it, the version of the cairn binary at path and the package it was
+// Stamp reads, without running it, the version of the cairn binary at path and the package it was
 // built from (for a hook, "github.com/cairn-hooks/cairn/hooks/<name>"), as that binary's String
 // would report it. The file is opened without blocking and must be a regular file: `cairn
 // doctor` asks this of whatever a settings file names, and a diagnostic never executes what a
 // repository supplies.
-func Of(path string) (ver, pkg string, err error) {
+func Stamp(path string) (ver, pkg string, err error) {
 	f, fi, err := safefile.OpenLoose(path)
 	if err != nil {
 		return "", "", err

@@ -1,4 +1,4 @@
-package main
+package setup
 
 // What doctor knows of cairn installed as a Claude Code plugin: which settings file enables it,
 // where its directory is, and which hooks its hooks.json wires. Everything is read from Claude

@@ -1,4 +1,4 @@
-package main
+package setup
 
 // Claude Code, the client cairn's hooks run in: its release decides how a hook is wired.
 
@@ -32,9 +32,9 @@ type clientVersion [3]int
 // So the form is chosen by the version.
 var execFormSince = clientVersion{2, 1, 139}
 
-// clientVersionEnv overrides the client version for cairn install and cairn doctor: for a
+// ClientVersionEnv overrides the client version for cairn install and cairn doctor: for a
 // client that is not on PATH, and for tests.
-const clientVersionEnv = "CAIRN_CLAUDE_VERSION"
+const ClientVersionEnv = "CAIRN_CLAUDE_VERSION"
 
 // parseClientVersion reads "2.1.100", "v2.1.100" or what `claude --version` prints,
 // "2.1.100 (Claude Code)".
@@ -103,14 +103,14 @@ func needsQuoting(path string) bool { return skills.ShellQuote(path) != path }
 func versionOf(flagValue string, env project.Env) (client, bool, error) {
 	for _, src := range []struct{ value, from string }{
 		{flagValue, "--claude-version"},
-		{env.Get(clientVersionEnv), "$" + clientVersionEnv},
+		{env.Get(ClientVersionEnv), "$" + ClientVersionEnv},
 	} {
 		if src.value == "" {
 			continue
 		}
 		v, ok := parseClientVersion(src.value)
 		if !ok {
-			return client{}, false, usagef("%s %q is not a Claude Code version like 2.1.139", src.from, src.value)
+			return client{}, false, UsageError{fmt.Sprintf("%s %q is not a Claude Code version like 2.1.139", src.from, src.value)}
 		}
 		return client{version: v, known: true, from: src.from}, true, nil
 	}
@@ -126,26 +126,26 @@ const claudeVersionTimeout = 20 * time.Second
 // run it: it is the user's own client, found outside the project (see lookPath), and install is
 // a deliberate act that runs binaries already (its self-test). A client not found, or that does
 // not answer, is unknown.
-func installClient(ctx context.Context, c *CLI, flagValue string) (client, error) {
-	if cl, ok, err := versionOf(flagValue, c.Env); ok || err != nil {
+func installClient(ctx context.Context, h Host, flagValue string) (client, error) {
+	if cl, ok, err := versionOf(flagValue, h.Env); ok || err != nil {
 		return cl, err
 	}
-	path := lookPath(c.Env, "claude", runtime.GOOS)
+	path := lookPath(h.Env, "claude", runtime.GOOS)
 	if path == "" {
 		return client{}, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, claudeVersionTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, "--version")
-	cmd.Env = c.Env.List()
+	cmd.Env = h.Env.List()
 	out, err := cmd.Output()
 	if err != nil {
-		c.Warn("%s --version: %v; wiring in the form every release starts", path, err)
+		h.Warn("%s --version: %v; wiring in the form every release starts", path, err)
 		return client{}, nil
 	}
 	v, ok := parseClientVersion(string(out))
 	if !ok {
-		c.Warn("%s --version printed %q, not a Claude Code version; wiring in the form every release starts", path, strings.TrimSpace(string(out)))
+		h.Warn("%s --version printed %q, not a Claude Code version; wiring in the form every release starts", path, strings.TrimSpace(string(out)))
 		return client{}, nil
 	}
 	return client{version: v, known: true, from: "claude --version of " + path}, nil

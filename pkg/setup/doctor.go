@@ -1,11 +1,8 @@
-package main
+package setup
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -14,12 +11,11 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/tidwall/gjson"
 
-	"github.com/cairn-hooks/cairn/pkg/buildstamp"
 	"github.com/cairn-hooks/cairn/pkg/parking"
-	"github.com/cairn-hooks/cairn/pkg/plain"
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/registry"
 	"github.com/cairn-hooks/cairn/pkg/runstate"
@@ -30,11 +26,6 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/transcript"
 	"github.com/cairn-hooks/cairn/pkg/version"
 )
-
-func init() {
-	topLevel["doctor"] = command{"[--json] [--fix [--dry-run]]",
-		"check the hook wiring, the skills, the MCP server, the plugin, the state files and Claude Code's memory index, and report the hooks' real latency; --fix removes pointers to parked items that are gone from Claude Code's memory index", runDoctor}
-}
 
 // Latency report bounds.
 const (
@@ -49,22 +40,22 @@ const (
 	sessionEndBudgetMs = 500
 )
 
-// Check outcomes.
+// The outcomes of a check, as the report prints them.
 const (
-	statusOK   = "ok"
-	statusWarn = "warn"
-	statusFail = "FAIL"
+	StatusOK   = "ok"
+	StatusWarn = "warn"
+	StatusFail = "FAIL" // the install is broken: cairn doctor exits 1
 )
 
-// finding is one line of the report.
-type finding struct {
-	Status string `json:"status"`
+// Finding is one line of the report: a check's outcome and what it found.
+type Finding struct {
+	Status string `json:"status"` // StatusOK, StatusWarn or StatusFail
 	Check  string `json:"check"`
 	Detail string `json:"detail"`
 }
 
-// hookLatency is what the transcripts say about one hook.
-type hookLatency struct {
+// HookLatency is what the transcripts say about one hook.
+type HookLatency struct {
 	Event    string `json:"event"`
 	Runs     int    `json:"runs"`
 	MedianMs int64  `json:"median_ms"`
@@ -76,105 +67,83 @@ type hookLatency struct {
 type doctor struct {
 	ctx      context.Context
 	root     string
-	config   string        // "" when unknown
+	config   string // "" when unknown
+	env      project.Env
+	now      func() time.Time
 	self     string        // this cairn executable
 	plugins  []cairnPlugin // the cairn plugins Claude Code loads here (findPlugins)
 	client   client        // the Claude Code installed here, as far as doctor can tell without running it
-	findings []finding
-	latency  []hookLatency
+	findings []Finding
+	latency  []HookLatency
 
 	fix, dryRun bool            // --fix, --dry-run
 	files       safefile.Writer // what --fix writes through: the project's, or a dry run
 }
 
 func (d *doctor) add(status, check, format string, args ...any) {
-	d.findings = append(d.findings, finding{status, check, fmt.Sprintf(format, args...)})
+	d.findings = append(d.findings, Finding{status, check, fmt.Sprintf(format, args...)})
 }
 
-func runDoctor(ctx context.Context, c *CLI, args []string) error {
-	fl := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	asJSON := fl.Bool("json", false, "print the report as JSON")
-	fix := fl.Bool("fix", false, "repair what doctor can: pointers in Claude Code's memory index to parked-item files that are gone")
-	dryRun := fl.Bool("dry-run", false, "with --fix: print the change as a diff after the report, and write nothing")
-	pos, err := parseInterleaved(fl, args)
-	if err != nil {
-		return err
+// DoctorOptions are what cairn doctor is given beside the project.
+type DoctorOptions struct {
+	Self   string // this cairn executable ("" when unknown): its version and its directory are the reference
+	Fix    bool   // repair what doctor can: pointers to parked items gone from Claude Code's memory index
+	DryRun bool   // with Fix: the repairs go to Files, a planner, and the report says they would be made
+	// Files is what Fix writes through; p.Files when nil.
+	Files safefile.Writer
+}
+
+// Report is what doctor found.
+type Report struct {
+	Findings []Finding
+	Latency  []HookLatency // one per hook with runs recorded, in the hook table's order
+	// SettingsFiles are the settings files whose hooks Claude Code merges for the project, from
+	// the lowest precedence to the highest.
+	SettingsFiles []string
+}
+
+// Failed is how many checks failed.
+func (r Report) Failed() int {
+	n := 0
+	for _, f := range r.Findings {
+		if f.Status == StatusFail {
+			n++
+		}
 	}
-	switch {
-	case len(pos) > 0:
-		return usageOf("", "doctor")
-	case *dryRun && !*fix:
-		return usagef("--dry-run goes with --fix; %v", usageOf("", "doctor"))
-	case *dryRun && *asJSON:
-		return usagef("--dry-run prints a diff, which is not JSON; %v", usageOf("", "doctor"))
+	return n
+}
+
+// Doctor checks cairn's install for project p, in this order: this cairn and the client it
+// judges the wiring for, the hooks in the settings files and the plugins, the skills, the MCP
+// server, the state files, Claude Code's memory index (repaired under Fix), the hooks' latency
+// as the newest transcripts record it, and the repairs cairn.log records. It runs nothing a
+// repository supplies: the binaries a settings file names are read, not run, and the only process
+// it starts is the MCP server beside o.Self.
+func Doctor(ctx context.Context, p *project.Project, o DoctorOptions) Report {
+	files := o.Files
+	if files == nil {
+		files = p.Files
 	}
-	p, err := c.Project()
-	if err != nil {
-		return err
-	}
-	root, files := p.Root, p.Files
-	var planned bytes.Buffer
-	if *dryRun {
-		files = safefile.DryRun{Out: &planned, Roots: []string{root}}
-	}
-	d := &doctor{ctx: ctx, root: root, fix: *fix, dryRun: *dryRun, files: files}
-	d.config = p.Config
-	d.self, _ = self()
-	d.add(statusOK, "cairn", "version %s at %s; project %s", version.String(), d.self, root)
-	d.client = doctorClient(c.Env)
-	switch claude := lookPath(c.Env, "claude", runtime.GOOS); {
+	d := &doctor{ctx: ctx, root: p.Root, config: p.Config, env: p.Env, now: p.Now, self: o.Self, fix: o.Fix, dryRun: o.DryRun, files: files}
+	d.add(StatusOK, "cairn", "version %s at %s; project %s", version.String(), d.self, d.root)
+	d.client = doctorClient(d.env)
+	switch claude := lookPath(d.env, "claude", runtime.GOOS); {
 	case d.client.known:
-		d.add(statusOK, "client", "%s (%s)", d.client, d.client.from)
+		d.add(StatusOK, "client", "%s (%s)", d.client, d.client.from)
 	case claude == "":
-		d.add(statusWarn, "client", "no Claude Code found: no claude on PATH; the hooks run once it is installed (a client elsewhere, such as an IDE's, is taken for a current one: set %s to its version to check the wiring against it)", clientVersionEnv)
+		d.add(StatusWarn, "client", "no Claude Code found: no claude on PATH; the hooks run once it is installed (a client elsewhere, such as an IDE's, is taken for a current one: set %s to its version to check the wiring against it)", ClientVersionEnv)
 	default:
-		d.add(statusWarn, "client", "%s, version unknown (doctor reads it from an npm or native install's files, and runs nothing): the wiring is checked for a current Claude Code; set %s to its version", claude, clientVersionEnv)
+		d.add(StatusWarn, "client", "%s, version unknown (doctor reads it from an npm or native install's files, and runs nothing): the wiring is checked for a current Claude Code; set %s to its version", claude, ClientVersionEnv)
 	}
 
 	cli := d.checkHooks()
 	d.checkSkills(cli)
-	d.checkMCP(c)
-	d.checkState(c)
+	d.checkMCP()
+	d.checkState()
 	d.checkMemoryIndex()
 	d.checkLatency(cli)
 	d.checkRepairs()
-
-	failed := 0
-	for _, f := range d.findings {
-		if f.Status == statusFail {
-			failed++
-		}
-	}
-	if *asJSON {
-		b, _ := json.MarshalIndent(struct {
-			OK       bool          `json:"ok"`
-			Checks   []finding     `json:"checks"`
-			Latency  []hookLatency `json:"latency"`
-			Version  string        `json:"version"`
-			Project  string        `json:"project"`
-			Settings []string      `json:"settings_files"`
-		}{failed == 0, d.findings, nonNil(d.latency), version.String(), root, d.settingsFiles()}, "", "  ")
-		fmt.Fprintf(c.Stdout, "%s\n", b)
-	} else {
-		for _, f := range d.findings {
-			fmt.Fprintf(c.Stdout, "%-4s %s: %s\n", f.Status, f.Check, f.Detail)
-		}
-		if planned.Len() > 0 {
-			// The index is Claude Code's file, and may hold anything a terminal would obey.
-			fmt.Fprintf(c.Stdout, "\n%s", plain.Terminal(planned.String()))
-		}
-	}
-	if failed > 0 {
-		return fmt.Errorf("doctor found %d problem(s)", failed)
-	}
-	return nil
-}
-
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
+	return Report{Findings: d.findings, Latency: d.latency, SettingsFiles: d.settingsFiles()}
 }
 
 // expandProjectDir expands $CLAUDE_PROJECT_DIR at the start of a command's path, as Claude Code
@@ -189,7 +158,7 @@ func expandProjectDir(p, root string) string {
 }
 
 // installedVersion reads the version of the hook binary name at path without running it
-// (buildstamp.Of): doctor reads what a settings file names, and a settings file can come with a
+// ([Stamp]): doctor reads what a settings file names, and a settings file can come with a
 // cloned repository. It must be cairn's binary of that name, executable.
 func installedVersion(path, name string) (string, error) {
 	fi, err := os.Stat(path)
@@ -203,7 +172,7 @@ func installedVersion(path, name string) (string, error) {
 	case runtime.GOOS != "windows" && fi.Mode().Perm()&0o111 == 0:
 		return "", fmt.Errorf("%s is not executable", path)
 	}
-	v, pkg, err := buildstamp.Of(path)
+	v, pkg, err := Stamp(path)
 	if err != nil {
 		return "", err
 	}
@@ -252,13 +221,13 @@ func (d *doctor) checkHooks() (cli string) {
 			continue
 		}
 		if err != nil {
-			d.add(statusFail, "settings", "%s: %v", path, err)
+			d.add(StatusFail, "settings", "%s: %v", path, err)
 			continue
 		}
 		read++
 		es, err := settings.Entries(data, own)
 		if err != nil {
-			d.add(statusFail, "settings", "%s: %s (Claude Code may ignore the whole file)", path,
+			d.add(StatusFail, "settings", "%s: %s (Claude Code may ignore the whole file)", path,
 				strings.TrimPrefix(err.Error(), settings.ErrInvalid.Error()+": "))
 			continue
 		}
@@ -269,20 +238,20 @@ func (d *doctor) checkHooks() (cli string) {
 				n++
 			}
 		}
-		d.add(statusOK, "settings", "%s: valid, %d of cairn's hook entries", path, n)
+		d.add(StatusOK, "settings", "%s: valid, %d of cairn's hook entries", path, n)
 	}
 	d.plugins = d.findPlugins()
 	if read == 0 && len(d.plugins) == 0 {
-		d.add(statusFail, "settings", "no settings file found (%s): run cairn install", strings.Join(d.settingsFiles(), ", "))
+		d.add(StatusFail, "settings", "no settings file found (%s): run cairn install", strings.Join(d.settingsFiles(), ", "))
 	}
 	for _, p := range d.plugins {
 		switch {
 		case p.root == "":
-			d.add(statusFail, "plugin", "%s: its directory is not found in %s: reinstall it with claude plugin install %s", p, filepath.Join(d.config, "plugins"), p.id)
+			d.add(StatusFail, "plugin", "%s: its directory is not found in %s: reinstall it with claude plugin install %s", p, filepath.Join(d.config, "plugins"), p.id)
 		case len(p.hooks) == 0:
-			d.add(statusFail, "plugin", "%s at %s wires none of cairn's hooks: rebuild it with cairn plugin build", p, p.root)
+			d.add(StatusFail, "plugin", "%s at %s wires none of cairn's hooks: rebuild it with cairn plugin build", p, p.root)
 		default:
-			d.add(statusOK, "plugin", "%s at %s", p, p.root)
+			d.add(StatusOK, "plugin", "%s at %s", p, p.root)
 		}
 	}
 	cli = d.self
@@ -302,7 +271,7 @@ func (d *doctor) checkHooks() (cli string) {
 		check := "hook " + spec.event
 		switch {
 		case len(here)+len(fromPlugins) == 0:
-			d.add(statusFail, check, "not wired: run cairn install")
+			d.add(StatusFail, check, "not wired: run cairn install")
 			continue
 		case len(fromPlugins) > 0 && len(here) > 0:
 			// A plugin's hooks and a settings file's are not deduplicated: both run
@@ -312,7 +281,7 @@ func (d *doctor) checkHooks() (cli string) {
 			for _, w := range here {
 				where = append(where, w.Executable()+" in "+w.file+" (remove it: "+d.uninstallAdvice(w.file, w.Executable())+")")
 			}
-			d.add(statusFail, check, "wired %d times, by the %s and in settings: %s: each would run on every event; keep one, the plugin: remove the settings install",
+			d.add(StatusFail, check, "wired %d times, by the %s and in settings: %s: each would run on every event; keep one, the plugin: remove the settings install",
 				len(here)+len(fromPlugins), fromPlugins[0], strings.Join(where, "; "))
 			continue
 		case len(fromPlugins) > 1:
@@ -320,7 +289,7 @@ func (d *doctor) checkHooks() (cli string) {
 			for _, p := range fromPlugins {
 				ids = append(ids, p.id)
 			}
-			d.add(statusFail, check, "wired %d times, by the plugins %s: each would run on every event; disable all but one with claude plugin disable <id>",
+			d.add(StatusFail, check, "wired %d times, by the plugins %s: each would run on every event; disable all but one with claude plugin disable <id>",
 				len(fromPlugins), strings.Join(ids, ", "))
 			continue
 		case len(fromPlugins) == 1:
@@ -334,34 +303,34 @@ func (d *doctor) checkHooks() (cli string) {
 					fixes = append(fixes, fix)
 				}
 			}
-			d.add(statusFail, check, "wired %d times (%s): it would run more than once; keep one install and remove the others: %s",
+			d.add(StatusFail, check, "wired %d times (%s): it would run more than once; keep one install and remove the others: %s",
 				len(here), strings.Join(where, "; "), strings.Join(fixes, "; or "))
 			continue
 		}
 		w := here[0]
 		prog := w.Executable()
 		if name := strings.TrimSuffix(filepath.Base(filepath.FromSlash(prog)), ".exe"); name != spec.binary {
-			d.add(statusFail, check, "runs %s, which is cairn's %s hook, not %s: run cairn install", prog, name, spec.binary)
+			d.add(StatusFail, check, "runs %s, which is cairn's %s hook, not %s: run cairn install", prog, name, spec.binary)
 			continue
 		}
 		v, err := installedVersion(filepath.FromSlash(expandProjectDir(prog, d.root)), spec.binary)
 		if err != nil {
-			d.add(statusFail, check, "%v (wired in %s): a hook that cannot start is silently skipped; reinstall with install.sh", err, w.file)
+			d.add(StatusFail, check, "%v (wired in %s): a hook that cannot start is silently skipped; reinstall with install.sh", err, w.file)
 			continue
 		}
 		if v != version.String() {
-			d.add(statusFail, check, "%s is version %s but this cairn is %s: reinstall with install.sh", prog, v, version.String())
+			d.add(StatusFail, check, "%s is version %s but this cairn is %s: reinstall with install.sh", prog, v, version.String())
 			continue
 		}
 		cli = filepath.Join(filepath.Dir(filepath.FromSlash(prog)), settings.CLIName+exe())
 		cl := d.client
 		if w.Exec && cl.known && !cl.execForm() && needsQuoting(prog) {
-			d.add(statusFail, check, "%s in %s is in exec form, but %s runs every hook command through /bin/sh (exec form needs %s), which cannot run this path unquoted: the hook cannot start; run cairn install to rewrite it in shell form",
+			d.add(StatusFail, check, "%s in %s is in exec form, but %s runs every hook command through /bin/sh (exec form needs %s), which cannot run this path unquoted: the hook cannot start; run cairn install to rewrite it in shell form",
 				prog, w.file, cl, execFormSince)
 			continue
 		}
 		if w.Exec && !cl.known && needsQuoting(prog) {
-			d.add(statusWarn, check, "%s in %s is in exec form, which a Claude Code older than %s runs through /bin/sh, where this path cannot start unquoted; no client version was found to tell which you have: run cairn install --claude-version <version> to wire for it", prog, w.file, execFormSince)
+			d.add(StatusWarn, check, "%s in %s is in exec form, which a Claude Code older than %s runs through /bin/sh, where this path cannot start unquoted; no client version was found to tell which you have: run cairn install --claude-version <version> to wire for it", prog, w.file, execFormSince)
 		}
 		form := "exec form"
 		if !w.Exec {
@@ -371,23 +340,23 @@ func (d *doctor) checkHooks() (cli string) {
 		if w.Timeout > 0 {
 			timeout = fmt.Sprintf("timeout %g s", w.Timeout)
 		}
-		d.add(statusOK, check, "%s (%s, %s, %s) in %s", prog, v, form, timeout, w.file)
+		d.add(StatusOK, check, "%s (%s, %s, %s) in %s", prog, v, form, timeout, w.file)
 		switch {
 		case w.Matcher != "" && w.Matcher != "*":
-			d.add(statusWarn, check, "matcher %q: cairn's hooks gate themselves and a matcher can make Claude Code skip them; run cairn install to clear it", w.Matcher)
+			d.add(StatusWarn, check, "matcher %q: cairn's hooks gate themselves and a matcher can make Claude Code skip them; run cairn install to clear it", w.Matcher)
 		case !w.Exec && cl.known && !cl.execForm():
 			// The form this client needs.
 		case !w.Exec && cl.known:
-			d.add(statusWarn, check, "shell form: the command goes through a shell, but %s spawns hooks directly in exec form; run cairn install to rewrite it", cl)
+			d.add(StatusWarn, check, "shell form: the command goes through a shell, but %s spawns hooks directly in exec form; run cairn install to rewrite it", cl)
 		case !w.Exec:
-			d.add(statusWarn, check, "shell form: the command goes through a shell; run cairn install to write it in exec form")
+			d.add(StatusWarn, check, "shell form: the command goes through a shell; run cairn install to write it in exec form")
 		case spec.event == "SessionEnd" && w.Timeout == 0:
-			d.add(statusWarn, check, "no timeout: SessionEnd hooks then share a 1.5 s budget; run cairn install to set one")
+			d.add(StatusWarn, check, "no timeout: SessionEnd hooks then share a 1.5 s budget; run cairn install to set one")
 		}
 	}
 	for _, w := range mine {
 		if !slices.ContainsFunc(hookSpecs, func(s hookSpec) bool { return s.event == w.Event }) {
-			d.add(statusFail, "hook "+w.Event, "cairn's %s is wired under an event cairn does not serve (in %s): run cairn install to remove it", w.Executable(), w.file)
+			d.add(StatusFail, "hook "+w.Event, "cairn's %s is wired under an event cairn does not serve (in %s): run cairn install to remove it", w.Executable(), w.file)
 		}
 	}
 	return cli
@@ -400,16 +369,16 @@ func (d *doctor) checkPluginHook(check string, spec hookSpec, p cairnPlugin) (cl
 	path := h.path
 	v, err := installedVersion(path, spec.binary)
 	if err != nil {
-		d.add(statusFail, check, "%v (%s): a hook that cannot start is silently skipped; rebuild the plugin with cairn plugin build and reinstall it", err, p)
+		d.add(StatusFail, check, "%v (%s): a hook that cannot start is silently skipped; rebuild the plugin with cairn plugin build and reinstall it", err, p)
 		return d.self
 	}
 	if v != version.String() {
-		d.add(statusFail, check, "%s is version %s but this cairn is %s: run the plugin's own %s doctor, or update the plugin",
+		d.add(StatusFail, check, "%s is version %s but this cairn is %s: run the plugin's own %s doctor, or update the plugin",
 			path, v, version.String(), filepath.Join(p.root, pluginBin, settings.CLIName+exeSuffix(p.goos)))
 		return d.self
 	}
 	if cl := d.client; cl.known && !cl.execForm() && needsQuoting(filepath.ToSlash(p.root)) {
-		d.add(statusFail, check, "%s runs every hook command through /bin/sh (exec form needs %s), which cannot run %s unquoted: the hooks of the %s cannot start; install the plugin where its path needs no quoting, or use cairn install",
+		d.add(StatusFail, check, "%s runs every hook command through /bin/sh (exec form needs %s), which cannot run %s unquoted: the hooks of the %s cannot start; install the plugin where its path needs no quoting, or use cairn install",
 			cl, execFormSince, filepath.ToSlash(path), p)
 		return d.self
 	}
@@ -417,7 +386,7 @@ func (d *doctor) checkPluginHook(check string, spec hookSpec, p cairnPlugin) (cl
 	if h.timeout > 0 {
 		timeout = fmt.Sprintf("timeout %g s", h.timeout)
 	}
-	d.add(statusOK, check, "%s (%s, exec form, %s) from the %s", path, v, timeout, p)
+	d.add(StatusOK, check, "%s (%s, exec form, %s) from the %s", path, v, timeout, p)
 	return filepath.Join(p.root, pluginBin, settings.CLIName+exeSuffix(p.goos))
 }
 
@@ -447,15 +416,15 @@ func (d *doctor) checkSkills(cli string) {
 		want, err := skills.Render(name, filepath.ToSlash(cli), skills.ToolsInstalled)
 		switch {
 		case err != nil:
-			d.add(statusFail, check, "%v", err)
+			d.add(StatusFail, check, "%v", err)
 		case path == "":
-			d.add(statusWarn, check, "not installed: run cairn install")
+			d.add(StatusWarn, check, "not installed: run cairn install")
 		case !skills.IsCairn(data):
-			d.add(statusWarn, check, "%s is not cairn's, and Claude Code uses it", path)
+			d.add(StatusWarn, check, "%s is not cairn's, and Claude Code uses it", path)
 		case string(data) != string(want):
-			d.add(statusWarn, check, "%s is from another cairn version or path: run cairn install", path)
+			d.add(StatusWarn, check, "%s is from another cairn version or path: run cairn install", path)
 		default:
-			d.add(statusOK, check, "%s", path)
+			d.add(StatusOK, check, "%s", path)
 		}
 	}
 }
@@ -509,29 +478,29 @@ func (d *doctor) checkPluginSkill(check, name string, p cairnPlugin, path string
 	want, rerr := skills.Render(name, settings.CLIName, skills.ToolsPlugin)
 	switch {
 	case rerr != nil:
-		d.add(statusFail, check, "%v", rerr)
+		d.add(StatusFail, check, "%v", rerr)
 	case err != nil:
-		d.add(statusWarn, check, "the %s has no %s: rebuild it with cairn plugin build", p, pp)
+		d.add(StatusWarn, check, "the %s has no %s: rebuild it with cairn plugin build", p, pp)
 	case string(got) != string(want):
-		d.add(statusWarn, check, "%s is from another cairn version: update the plugin", pp)
+		d.add(StatusWarn, check, "%s is from another cairn version: update the plugin", pp)
 	case path != "" && skills.IsCairn(data):
-		d.add(statusWarn, check, "/%s:%s comes from the %s, and cairn's /%s is installed in %s too: Claude Code offers both; remove the settings install (%s)",
+		d.add(StatusWarn, check, "/%s:%s comes from the %s, and cairn's /%s is installed in %s too: Claude Code offers both; remove the settings install (%s)",
 			pluginName, name, p, name, path, d.skillAdvice(path))
 	default:
-		d.add(statusOK, check, "/%s:%s from the %s", pluginName, name, p)
+		d.add(StatusOK, check, "/%s:%s from the %s", pluginName, name, p)
 	}
 }
 
 // checkState checks the state files cairn reads: the parked items, the session registry and the
 // active run.
-func (d *doctor) checkState(c *CLI) {
-	store := parking.New(d.root, d.config, safefile.DryRun{Out: io.Discard, Roots: []string{d.root}}, c.Now)
+func (d *doctor) checkState() {
+	store := parking.New(d.root, d.config, safefile.DryRun{Out: io.Discard, Roots: []string{d.root}}, d.now)
 	items, err := store.List()
 	switch {
 	case err != nil:
-		d.add(statusFail, "parked items", "%v", err)
+		d.add(StatusFail, "parked items", "%v", err)
 	default:
-		today := c.Now()
+		today := d.now()
 		stale, expired := 0, 0
 		for _, it := range items {
 			switch age := it.Age(today); {
@@ -544,16 +513,16 @@ func (d *doctor) checkState(c *CLI) {
 		detail := fmt.Sprintf("%d open (%d stale, %d past %d days) in %s", len(items), stale, expired, parking.ExpireDays, sessionfile.Path(d.root))
 		switch {
 		case len(items) >= parking.MaxOpen:
-			d.add(statusWarn, "parked items", "%s: nothing more is parked until some are archived (/session archive)", detail)
+			d.add(StatusWarn, "parked items", "%s: nothing more is parked until some are archived (/session archive)", detail)
 		case expired > 0:
-			d.add(statusWarn, "parked items", "%s: SessionStart or SessionEnd should have removed the expired ones; is the hook wired?", detail)
+			d.add(StatusWarn, "parked items", "%s: SessionStart or SessionEnd should have removed the expired ones; is the hook wired?", detail)
 		default:
-			d.add(statusOK, "parked items", "%s", detail)
+			d.add(StatusOK, "parked items", "%s", detail)
 		}
 	}
 
 	if ss, err := (registry.Registry{Root: d.root}).Sessions(); err != nil {
-		d.add(statusFail, "sessions", "%v", err)
+		d.add(StatusFail, "sessions", "%v", err)
 	} else {
 		active := 0
 		for _, s := range ss {
@@ -561,36 +530,36 @@ func (d *doctor) checkState(c *CLI) {
 				active++
 			}
 		}
-		d.add(statusOK, "sessions", "%d recorded, %d active, in %s", len(ss), active, filepath.Join(d.root, registry.File))
+		d.add(StatusOK, "sessions", "%d recorded, %d active, in %s", len(ss), active, filepath.Join(d.root, registry.File))
 	}
 
 	r, err := runstate.Active(d.root)
 	switch {
 	case errors.Is(err, runstate.ErrNoActive):
-		d.add(statusOK, "run", "no active run")
+		d.add(StatusOK, "run", "no active run")
 		return
 	case err != nil:
-		d.add(statusFail, "run", "%v: fix it or end the run with cairn run end", err)
+		d.add(StatusFail, "run", "%v: fix it or end the run with cairn run end", err)
 		return
 	}
 	data, _, err := safefile.ReadFile(d.root, r.StatePath(), maxConfig)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		d.add(statusWarn, "run", "%s/state.json is missing: cairn run set creates it", r.Rel)
+		d.add(StatusWarn, "run", "%s/state.json is missing: cairn run set creates it", r.Rel)
 	case err != nil:
-		d.add(statusFail, "run", "%s/state.json: %v", r.Rel, err)
+		d.add(StatusFail, "run", "%s/state.json: %v", r.Rel, err)
 	default:
 		d.checkStateJSON(r, data)
 	}
 	mem, _, err := safefile.ReadFile(d.root, r.MemoryPath(), maxConfig)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		d.add(statusWarn, "run", "%s/MEMORY.md is missing: the next PreCompact creates it", r.Rel)
+		d.add(StatusWarn, "run", "%s/MEMORY.md is missing: the next PreCompact creates it", r.Rel)
 	case err != nil:
-		d.add(statusFail, "run", "%s/MEMORY.md: %v", r.Rel, err)
+		d.add(StatusFail, "run", "%s/MEMORY.md: %v", r.Rel, err)
 	default:
 		if n := strings.Count(string(mem), "\n"); n > runstate.WhiteboardLines {
-			d.add(statusWarn, "run", "%s/MEMORY.md has %d lines, over the whiteboard's %d: shorten its prose", r.Rel, n, runstate.WhiteboardLines)
+			d.add(StatusWarn, "run", "%s/MEMORY.md has %d lines, over the whiteboard's %d: shorten its prose", r.Rel, n, runstate.WhiteboardLines)
 		}
 	}
 }
@@ -599,14 +568,14 @@ func (d *doctor) checkState(c *CLI) {
 func (d *doctor) checkStateJSON(r runstate.Run, data []byte) {
 	st, warnings, err := runstate.Parse(data)
 	if err != nil {
-		d.add(statusFail, "run", "%s/state.json: %v", r.Rel, err)
+		d.add(StatusFail, "run", "%s/state.json: %v", r.Rel, err)
 		return
 	}
 	bad := false
 	for _, w := range warnings {
-		status := statusWarn
+		status := StatusWarn
 		if strings.Contains(w, "nested") {
-			status, bad = statusFail, true // the contract forbids it: grep/sed readers break
+			status, bad = StatusFail, true // the contract forbids it: grep/sed readers break
 		}
 		d.add(status, "run", "%s/%s", r.Rel, w)
 	}
@@ -614,14 +583,14 @@ func (d *doctor) checkStateJSON(r runstate.Run, data []byte) {
 	gjson.ParseBytes(data).ForEach(func(k, _ gjson.Result) bool {
 		line := strings.Count(string(data[:k.Index]), "\n") + 1
 		if other, dup := lines[line]; dup && !bad {
-			d.add(statusWarn, "run", "%s/state.json has %q and %q on line %d: grep and sed readers expect one key per line (cairn run set rewrites it so)", r.Rel, other, k.Str, line)
+			d.add(StatusWarn, "run", "%s/state.json has %q and %q on line %d: grep and sed readers expect one key per line (cairn run set rewrites it so)", r.Rel, other, k.Str, line)
 			bad = true
 		}
 		lines[line] = k.Str
 		return true
 	})
 	if !bad {
-		d.add(statusOK, "run", "%s active: state.json flat with %d keys, phase %q", r.Rel, len(st.Keys()), st.Get("phase"))
+		d.add(StatusOK, "run", "%s active: state.json flat with %d keys, phase %q", r.Rel, len(st.Keys()), st.Get("phase"))
 	}
 }
 
@@ -629,13 +598,13 @@ func (d *doctor) checkStateJSON(r runstate.Run, data []byte) {
 // transcripts: how often each ran, how long it took (durationMs), and how often it failed.
 func (d *doctor) checkLatency(cli string) {
 	if d.config == "" {
-		d.add(statusWarn, "latency", "no Claude config directory (neither CLAUDE_CONFIG_DIR nor HOME is set)")
+		d.add(StatusWarn, "latency", "no Claude config directory (neither CLAUDE_CONFIG_DIR nor HOME is set)")
 		return
 	}
 	dir := filepath.Join(d.config, "projects", project.Slug(d.root))
 	paths, err := newestTranscripts(dir, recentTranscripts)
 	if err != nil {
-		d.add(statusWarn, "latency", "%s: %v", dir, err)
+		d.add(StatusWarn, "latency", "%s: %v", dir, err)
 		return
 	}
 	own := owner(filepath.Dir(cli))
@@ -659,7 +628,7 @@ func (d *doctor) checkLatency(cli string) {
 	for _, p := range paths {
 		runs, err := transcript.HookRuns(p, transcriptMaxBytes)
 		if err != nil {
-			d.add(statusWarn, "latency", "%s: %v", p, err)
+			d.add(StatusWarn, "latency", "%s: %v", p, err)
 			continue
 		}
 		for _, r := range runs {
@@ -671,7 +640,7 @@ func (d *doctor) checkLatency(cli string) {
 		}
 	}
 	if len(byEvent) == 0 {
-		d.add(statusOK, "latency", "no runs of cairn's hooks recorded yet in %d transcript(s) under %s", len(paths), dir)
+		d.add(StatusOK, "latency", "no runs of cairn's hooks recorded yet in %d transcript(s) under %s", len(paths), dir)
 		return
 	}
 	for _, spec := range hookSpecs {
@@ -685,17 +654,17 @@ func (d *doctor) checkLatency(cli string) {
 			l.Runs, len(paths), l.MedianMs, l.MaxMs, l.TimedOut, l.Failed)
 		switch {
 		case l.TimedOut > 0 || l.Failed > 0:
-			d.add(statusWarn, "latency "+spec.event, "%s: see cairn.log under .claude/state/ and claude --debug", detail)
+			d.add(StatusWarn, "latency "+spec.event, "%s: see cairn.log under .claude/state/ and claude --debug", detail)
 		case spec.event == "SessionEnd" && l.MaxMs >= sessionEndBudgetMs:
-			d.add(statusWarn, "latency "+spec.event, "%s: over the %d ms SessionEnd budget", detail, sessionEndBudgetMs)
+			d.add(StatusWarn, "latency "+spec.event, "%s: over the %d ms SessionEnd budget", detail, sessionEndBudgetMs)
 		default:
-			d.add(statusOK, "latency "+spec.event, "%s", detail)
+			d.add(StatusOK, "latency "+spec.event, "%s", detail)
 		}
 	}
 }
 
-func summarise(event string, runs []transcript.HookRun) hookLatency {
-	l := hookLatency{Event: event, Runs: len(runs)}
+func summarise(event string, runs []transcript.HookRun) HookLatency {
+	l := HookLatency{Event: event, Runs: len(runs)}
 	var ms []int64
 	for _, r := range runs {
 		if r.DurationMs >= 0 {

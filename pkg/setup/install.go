@@ -1,18 +1,17 @@
-package main
+package setup
 
 import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -25,13 +24,6 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/setup/skills"
 	"github.com/cairn-hooks/cairn/pkg/version"
 )
-
-func init() {
-	topLevel["install"] = command{"[--user | --project DIR] [--bin DIR] [--dry-run] [--allow-bash] [--claude-version V]",
-		"wire cairn's hooks into Claude Code's settings.json, install its skills and register its MCP server (.mcp.json, approved in .claude/settings.local.json; at user scope ~/.claude.json)", runInstall}
-	topLevel["uninstall"] = command{"[--user | --project DIR] [--bin DIR] [--dry-run]",
-		"remove cairn's hooks, permission rules, skills and MCP server entry; user data stays", runUninstall}
-}
 
 // hookSpec is how one hook binary is registered.
 type hookSpec struct {
@@ -68,6 +60,12 @@ func hookNames() []string {
 	}
 	return out
 }
+
+// MCPBinary is the MCP server's binary, installed beside the CLI, which runs it as cairn mcp.
+const MCPBinary = "cairn-mcp"
+
+// ExeFile is the file name of the binary name on this platform: name.exe on Windows.
+func ExeFile(name string) string { return name + exe() }
 
 // exe is the suffix of executables on this platform.
 func exe() string { return exeSuffix(runtime.GOOS) }
@@ -138,46 +136,11 @@ func (s scope) name() string {
 	return "project"
 }
 
-// installFlags are the flags install and uninstall share.
-type installFlags struct {
-	user    bool
-	project string
-	bin     string
-	dryRun  bool
-}
-
-// define adds the flags to fs; uninstall's help says what they remove, not what they install.
-func (f *installFlags) define(fs *flag.FlagSet, uninstall bool) {
-	user, proj := "install for every project: in $CLAUDE_CONFIG_DIR or ~/.claude", "install into this project's .claude/ (default: the current project)"
-	if uninstall {
-		user, proj = "remove the install for every project, from $CLAUDE_CONFIG_DIR or ~/.claude", "remove the install from this project's .claude/ (default: the current project)"
-	}
-	fs.BoolVar(&f.user, "user", false, user)
-	fs.StringVar(&f.project, "project", "", proj)
-	fs.StringVar(&f.bin, "bin", "", "directory holding cairn's binaries (default: this cairn's directory)")
-	fs.BoolVar(&f.dryRun, "dry-run", false, "print every change (diffs), change nothing")
-}
-
-// optBool is a boolean flag that remembers whether it was given: --allow-bash adds the rule,
-// --allow-bash=false removes it, and leaving it out keeps what an earlier install chose.
-type optBool struct{ set, val bool }
-
-func (o *optBool) IsBoolFlag() bool { return true }
-func (o *optBool) String() string   { return strconv.FormatBool(o.val) }
-func (o *optBool) Set(s string) error {
-	v, err := strconv.ParseBool(s)
-	o.set, o.val = true, v
-	return err
-}
-
 // scope resolves where to install. create makes a missing user config directory (install does,
 // uninstall has nothing to remove from one).
-func (f installFlags) scope(c *CLI, create bool) (scope, error) {
-	if f.user && f.project != "" {
-		return scope{}, usagef("--user and --project are exclusive")
-	}
-	if f.user {
-		cfg, err := project.ConfigDir(c.Env)
+func (t Target) scope(h Host, create bool) (scope, error) {
+	if t.User {
+		cfg, err := project.ConfigDir(h.Env)
 		if err != nil {
 			return scope{}, err
 		}
@@ -186,7 +149,7 @@ func (f installFlags) scope(c *CLI, create bool) (scope, error) {
 			// Claude Code has not run as this user yet. Writes are confined to the config
 			// directory, so it must exist; a dry run (or an uninstall, which writes nothing
 			// there) confines to its nearest existing parent.
-			if create && !f.dryRun {
+			if create && !t.DryRun {
 				return s, os.MkdirAll(cfg, 0o700)
 			}
 			for s.root = filepath.Dir(cfg); !fileExists(s.root) && filepath.Dir(s.root) != s.root; {
@@ -195,15 +158,9 @@ func (f installFlags) scope(c *CLI, create bool) (scope, error) {
 		}
 		return s, nil
 	}
-	root := f.project
-	if root == "" {
-		p, err := c.Project()
-		if err != nil {
-			return scope{}, err
-		}
-		root = p.Root
-	} else if !filepath.IsAbs(root) {
-		root = filepath.Join(c.Cwd, root)
+	root := t.Project
+	if !filepath.IsAbs(root) {
+		root = filepath.Join(h.Cwd, root)
 	}
 	root = filepath.Clean(root)
 	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
@@ -213,33 +170,20 @@ func (f installFlags) scope(c *CLI, create bool) (scope, error) {
 	return scope{root: root, settings: filepath.Join(claude, "settings.json"), skills: filepath.Join(claude, "skills")}, nil
 }
 
-// binDir returns the directory of cairn's binaries: --bin, else the directory of this cairn
+// binDir returns the directory of cairn's binaries: bin (--bin), else the directory of this cairn
 // executable with symlinks resolved (~/.local/bin/cairn may be a link into the bin directory).
-func (f installFlags) binDir(c *CLI) (string, error) {
-	if f.bin != "" {
-		if filepath.IsAbs(f.bin) {
-			return filepath.Clean(f.bin), nil
+func (h Host) binDir(bin string) (string, error) {
+	if bin != "" {
+		if filepath.IsAbs(bin) {
+			return filepath.Clean(bin), nil
 		}
-		return filepath.Join(c.Cwd, f.bin), nil
+		return filepath.Join(h.Cwd, bin), nil
 	}
-	self, err := self()
+	self, err := h.Self()
 	if err != nil {
 		return "", fmt.Errorf("finding this executable: %w; pass --bin DIR", err)
 	}
 	return filepath.Dir(self), nil
-}
-
-// self is this cairn executable with symlinks resolved: ~/.local/bin/cairn may be a link into
-// the bin directory, where the other binaries are.
-func self() (string, error) {
-	p, err := os.Executable()
-	if err != nil {
-		return "", err
-	}
-	if real, err := filepath.EvalSymlinks(p); err == nil {
-		p = real
-	}
-	return p, nil
 }
 
 // owner recognises cairn's entries: those running binaries from bin, or from any cairn/bin.
@@ -340,9 +284,9 @@ func (f configFiles) Remove(path string) error {
 	return safefile.Disk{Roots: f.roots}.Remove(path)
 }
 
-func (s scope) writer(c *CLI, dryRun bool) files {
+func (s scope) writer(out io.Writer, dryRun bool) files {
 	if dryRun {
-		return safefile.DryRun{Out: c.Stdout, Roots: []string{s.root}}
+		return safefile.DryRun{Out: out, Roots: []string{s.root}}
 	}
 	return configFiles{roots: []string{s.root}}
 }
@@ -382,25 +326,29 @@ func settingsError(path string, err error) error {
 	return err // it names the file already
 }
 
-func runInstall(ctx context.Context, c *CLI, args []string) error {
-	fl := flag.NewFlagSet("install", flag.ContinueOnError)
-	var f installFlags
-	f.define(fl, false)
-	var allow optBool
-	fl.Var(&allow, "allow-bash", "add a permission rule that lets Claude run the cairn CLI without asking")
-	claudeVersion := fl.String("claude-version", "", "wire for this Claude Code release (default: $"+clientVersionEnv+", else what claude --version on PATH says)")
-	pos, err := parseInterleaved(fl, args)
+// InstallOptions are what cairn install is given beside the [Target].
+type InstallOptions struct {
+	Target
+	// AllowBash true adds the permission rule that lets Claude run the cairn CLI (and every
+	// tool of its MCP server) without asking, false removes it, nil keeps what an earlier
+	// install chose.
+	AllowBash *bool
+	// ClaudeVersion is the Claude Code release to wire for; "" for $CAIRN_CLAUDE_VERSION, else
+	// what claude --version on PATH says.
+	ClaudeVersion string
+}
+
+// Install wires cairn in at o's scope: its hooks into settings.json, its skills, its MCP server
+// and, at project scope, the block of .claude/.gitignore (the route is in the package doc). It
+// prints a line per file on h.Out, or under DryRun the diffs and nothing else changes. Every file
+// is checked before the first is written, so a refusal leaves each as it was.
+func Install(ctx context.Context, h Host, o InstallOptions) error {
+	f := o.Target
+	s, err := f.scope(h, true)
 	if err != nil {
 		return err
 	}
-	if len(pos) > 0 {
-		return usageOf("", "install")
-	}
-	s, err := f.scope(c, true)
-	if err != nil {
-		return err
-	}
-	bin, err := f.binDir(c)
+	bin, err := h.binDir(f.Bin)
 	if err != nil {
 		return err
 	}
@@ -410,38 +358,38 @@ func runInstall(ctx context.Context, c *CLI, args []string) error {
 	// (install.sh --dry-run builds elsewhere): the binaries beside this cairn, which would be
 	// installed there, are tested.
 	tested := bin
-	if f.dryRun && !fileExists(filepath.Join(bin, settings.CLIName+exe())) {
-		self, err := installFlags{}.binDir(c)
+	if f.DryRun && !fileExists(filepath.Join(bin, settings.CLIName+exe())) {
+		self, err := h.binDir("")
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(c.Stdout, "note: %s holds no cairn yet; testing the binaries beside this one, in %s\n", bin, self)
+		fmt.Fprintf(h.Out, "note: %s holds no cairn yet; testing the binaries beside this one, in %s\n", bin, self)
 		tested = self
 	}
-	if err := selfTest(ctx, tested); err != nil {
+	if err := selfTest(ctx, h.Env, tested); err != nil {
 		return err
 	}
-	cl, err := installClient(ctx, c, *claudeVersion)
+	cl, err := installClient(ctx, h, o.ClaudeVersion)
 	if err != nil {
 		return err
 	}
 	cli := filepath.Join(bin, settings.CLIName+exe())
 	p := settings.Plan{Rule: "Bash(" + filepath.ToSlash(cli) + ":*)"}
 	switch {
-	case allow.set && allow.val:
+	case o.AllowBash != nil && *o.AllowBash:
 		p.RuleMode = settings.AddRule
-	case allow.set:
+	case o.AllowBash != nil:
 		p.RuleMode = settings.RemoveRule
 	}
 	p.Hooks = hookPlan(runtime.GOOS, bin, cl)
 	own := owner(bin)
 
 	// Check everything before writing anything, so a refusal leaves every file as it was.
-	old, err := readSettings(s.settings, f.dryRun)
+	old, err := readSettings(s.settings, f.DryRun)
 	if err != nil {
 		return err
 	}
-	mp, err := planMCP(c, s, cli, own, allow, old, f.dryRun)
+	mp, err := planMCP(h, s, cli, own, o.AllowBash, old, f.DryRun)
 	if err != nil {
 		return err
 	}
@@ -502,7 +450,7 @@ func runInstall(ctx context.Context, c *CLI, args []string) error {
 		}
 	}
 
-	w := s.writer(c, f.dryRun)
+	w := s.writer(h.Out, f.DryRun)
 	existed := fileExists(s.settings)
 	changed, err := w.Update(s.settings, 0o644, func(old []byte, _ bool) ([]byte, error) {
 		return settings.Install(old, p, own)
@@ -512,20 +460,20 @@ func runInstall(ctx context.Context, c *CLI, args []string) error {
 	}
 	switch {
 	case !cl.known && needsQuoting(hookCommand(runtime.GOOS, bin, "cairn")):
-		fmt.Fprintf(c.Stdout, "client: no Claude Code version found (no claude on PATH that says one; --claude-version or $%s names it): hooks in shell form with each path quoted, which every release can start\n", clientVersionEnv)
+		fmt.Fprintf(h.Out, "client: no Claude Code version found (no claude on PATH that says one; --claude-version or $%s names it): hooks in shell form with each path quoted, which every release can start\n", ClientVersionEnv)
 	case !cl.known:
-		fmt.Fprintf(c.Stdout, "client: no Claude Code version found (no claude on PATH that says one; --claude-version or $%s names it): hooks in exec form, which every release can start at this path\n", clientVersionEnv)
+		fmt.Fprintf(h.Out, "client: no Claude Code version found (no claude on PATH that says one; --claude-version or $%s names it): hooks in exec form, which every release can start at this path\n", ClientVersionEnv)
 	case cl.known && cl.execForm():
-		fmt.Fprintf(c.Stdout, "client: %s (%s): hooks in exec form\n", cl, cl.from)
+		fmt.Fprintf(h.Out, "client: %s (%s): hooks in exec form\n", cl, cl.from)
 	case cl.known:
-		fmt.Fprintf(c.Stdout, "client: %s (%s) runs hook commands through /bin/sh and ignores args (exec form needs %s): hooks in shell form, each path quoted\n", cl, cl.from, execFormSince)
+		fmt.Fprintf(h.Out, "client: %s (%s) runs hook commands through /bin/sh and ignores args (exec form needs %s): hooks in shell form, each path quoted\n", cl, cl.from, execFormSince)
 	}
-	if !f.dryRun {
-		fmt.Fprintf(c.Stdout, "hooks: %s %s\n", outcome(changed, existed), s.settings)
+	if !f.DryRun {
+		fmt.Fprintf(h.Out, "hooks: %s %s\n", outcome(changed, existed), s.settings)
 	}
 	for _, sk := range sks {
 		if sk.skip {
-			c.Warn("%s was not written by cairn and is left as it is; move it away and run cairn install again to install cairn's /%s", sk.path, sk.name)
+			h.Warn("%s was not written by cairn and is left as it is; move it away and run cairn install again to install cairn's /%s", sk.path, sk.name)
 			continue
 		}
 		existed := fileExists(sk.path)
@@ -538,11 +486,11 @@ func runInstall(ctx context.Context, c *CLI, args []string) error {
 		if err != nil {
 			return err
 		}
-		if !f.dryRun {
-			fmt.Fprintf(c.Stdout, "skill %s: %s %s\n", sk.name, outcome(changed, existed), sk.path)
+		if !f.DryRun {
+			fmt.Fprintf(h.Out, "skill %s: %s %s\n", sk.name, outcome(changed, existed), sk.path)
 		}
 	}
-	if err := mp.wire(c, s, own, f.dryRun); err != nil {
+	if err := mp.wire(h, s, own, f.DryRun); err != nil {
 		return err
 	}
 	if gi := s.gitignore(); gi != "" {
@@ -551,21 +499,21 @@ func runInstall(ctx context.Context, c *CLI, args []string) error {
 		if err != nil {
 			return err
 		}
-		if !f.dryRun {
-			fmt.Fprintf(c.Stdout, "gitignore: %s %s (runtime state, binaries and settings.local.json)\n", outcome(changed, existed), gi)
+		if !f.DryRun {
+			fmt.Fprintf(h.Out, "gitignore: %s %s (runtime state, binaries and settings.local.json)\n", outcome(changed, existed), gi)
 		}
 	}
-	warnOtherScope(c, s, own)
+	warnOtherScope(h, s, own)
 	if !installShLayout(bin) {
 		// install.sh copies the binaries into a directory of their own; anything else (an
 		// unpacked release in Downloads, go install's GOBIN) is wired where it stands.
-		fmt.Fprintf(c.Stdout, "note: the hooks run from %s, where these binaries are: moving or deleting that directory stops them; to keep cairn elsewhere, move it first and run its cairn install again\n", bin)
+		fmt.Fprintf(h.Out, "note: the hooks run from %s, where these binaries are: moving or deleting that directory stops them; to keep cairn elsewhere, move it first and run its cairn install again\n", bin)
 	}
-	if f.dryRun {
-		fmt.Fprintln(c.Stdout, "dry run: nothing was changed")
+	if f.DryRun {
+		fmt.Fprintln(h.Out, "dry run: nothing was changed")
 		return nil
 	}
-	fmt.Fprintf(c.Stdout, "cairn %s is wired in at %s scope; check it with: %s doctor\n", version.String(), s.name(), skills.ShellQuote(cli))
+	fmt.Fprintf(h.Out, "cairn %s is wired in at %s scope; check it with: %s doctor\n", version.String(), s.name(), skills.ShellQuote(cli))
 	return nil
 }
 
@@ -590,12 +538,12 @@ func fileExists(path string) bool {
 // user's settings; a user install at the project of the working directory and at every project
 // Claude Code has opened (otherProjects). The hint is the command that removes the other
 // install whole (removeAdvice).
-func warnOtherScope(c *CLI, s scope, own settings.Owner) {
-	cfg, _ := project.ConfigDir(c.Env)
+func warnOtherScope(h Host, s scope, own settings.Owner) {
+	cfg, _ := project.ConfigDir(h.Env)
 	type other struct{ file, root string }
 	var others []other
 	if s.user {
-		for _, root := range otherProjects(c) {
+		for _, root := range otherProjects(h) {
 			others = append(others, other{filepath.Join(root, ".claude", "settings.json"), root},
 				other{filepath.Join(root, ".claude", "settings.local.json"), root})
 		}
@@ -622,11 +570,11 @@ func warnOtherScope(c *CLI, s scope, own settings.Owner) {
 		if warned++; warned > maxOtherWarnings {
 			continue
 		}
-		c.Warn("%s wires cairn's hooks too, so each would run twice", o.file)
-		c.Hint("keep one install; remove that one with %s", removeAdvice(o.file, es[i].Executable(), cfg, o.root))
+		h.Warn("%s wires cairn's hooks too, so each would run twice", o.file)
+		h.Hint("keep one install; remove that one with %s", removeAdvice(o.file, es[i].Executable(), cfg, o.root))
 	}
 	if warned > maxOtherWarnings {
-		c.Warn("%d more settings files wire cairn's hooks too; cairn doctor in each project names them", warned-maxOtherWarnings)
+		h.Warn("%d more settings files wire cairn's hooks too; cairn doctor in each project names them", warned-maxOtherWarnings)
 	}
 }
 
@@ -639,14 +587,14 @@ const maxKnownProjects = 1000
 // otherProjects are the projects a user install looks for a project install in: the git top
 // level of the working directory (or $CLAUDE_PROJECT_DIR), then every project Claude Code keeps
 // state for in ~/.claude.json ("projects", keyed by absolute path), at most maxKnownProjects.
-func otherProjects(c *CLI) []string {
+func otherProjects(h Host) []string {
 	var roots []string
-	if d := c.Env.Get("CLAUDE_PROJECT_DIR"); d != "" {
+	if d := h.Env.Get("CLAUDE_PROJECT_DIR"); d != "" {
 		roots = append(roots, filepath.Clean(d))
-	} else if top, ok := project.GitTop(c.Cwd); ok && filepath.IsAbs(c.Cwd) {
+	} else if top, ok := project.GitTop(h.Cwd); ok && filepath.IsAbs(h.Cwd) {
 		roots = append(roots, top)
 	}
-	if path, err := project.ClaudeJSON(c.Env); err == nil {
+	if path, err := project.ClaudeJSON(h.Env); err == nil {
 		if data, _, err := readConfig(path); err == nil {
 			gjson.GetBytes(data, "projects").ForEach(func(k, _ gjson.Result) bool {
 				if p := k.String(); filepath.IsAbs(p) && !slices.Contains(roots, filepath.Clean(p)) {
@@ -661,11 +609,11 @@ func otherProjects(c *CLI) []string {
 
 // selfTest checks that every binary of cairn is in bin, executable, and answers --version with
 // this cairn's version.
-func selfTest(ctx context.Context, bin string) error {
+func selfTest(ctx context.Context, env project.Env, bin string) error {
 	want := version.String()
-	for _, name := range slices.Concat(hookNames(), []string{settings.CLIName, mcpName}) {
+	for _, name := range slices.Concat(hookNames(), []string{settings.CLIName, MCPBinary}) {
 		path := filepath.Join(bin, name+exe())
-		got, err := binaryVersion(ctx, path, name)
+		got, err := binaryVersion(ctx, env, path, name)
 		if err != nil {
 			return withHint(err, "build and install every binary with install.sh, or pass --bin DIR")
 		}
@@ -679,8 +627,9 @@ func selfTest(ctx context.Context, bin string) error {
 // versionTimeout bounds `<binary> --version`, which answers at once.
 const versionTimeout = 10 * time.Second
 
-// binaryVersion runs `path --version` and returns the version from its "<name> <version>" line.
-func binaryVersion(ctx context.Context, path, name string) (string, error) {
+// binaryVersion runs `path --version` in env and returns the version from its "<name> <version>"
+// line.
+func binaryVersion(ctx context.Context, env project.Env, path, name string) (string, error) {
 	fi, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -694,7 +643,9 @@ func binaryVersion(ctx context.Context, path, name string) (string, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, versionTimeout)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, path, "--version").Output()
+	cmd := exec.CommandContext(ctx, path, "--version")
+	cmd.Env = env.List()
+	out, err := cmd.Output()
 	if err != nil {
 		return "", fmt.Errorf("%s --version: %v", path, err)
 	}
@@ -706,29 +657,32 @@ func binaryVersion(ctx context.Context, path, name string) (string, error) {
 	return v, nil
 }
 
-func runUninstall(ctx context.Context, c *CLI, args []string) error {
-	fl := flag.NewFlagSet("uninstall", flag.ContinueOnError)
-	var f installFlags
-	f.define(fl, true)
-	pos, err := parseInterleaved(fl, args)
+// UninstallOptions are what cairn uninstall is given beside the [Target].
+type UninstallOptions struct {
+	Target
+	// SearchCache is the cache directory the project's search index may be kept in ("" for
+	// none): the index is derived from the project, and goes with the install.
+	SearchCache string
+}
+
+// Uninstall takes back what [Install] wrote at o's scope — cairn's hook handlers and permission
+// rules, its skills, its MCP server's entry and approval, the .gitignore block — and nothing
+// else: a file left holding nothing but cairn's goes, one that holds anything more is edited.
+// At project scope it removes the search index. The data (runs, checkpoints, parked items) stays.
+func Uninstall(h Host, o UninstallOptions) error {
+	f := o.Target
+	s, err := f.scope(h, false)
 	if err != nil {
 		return err
 	}
-	if len(pos) > 0 {
-		return usageOf("", "uninstall")
-	}
-	s, err := f.scope(c, false)
-	if err != nil {
-		return err
-	}
-	bin, err := f.binDir(c)
+	bin, err := h.binDir(f.Bin)
 	if err != nil {
 		return err
 	}
 	own := owner(bin)
 
 	// Check before changing anything.
-	old, err := readSettings(s.settings, f.dryRun)
+	old, err := readSettings(s.settings, f.DryRun)
 	if err != nil {
 		return err
 	}
@@ -738,19 +692,19 @@ func runUninstall(ctx context.Context, c *CLI, args []string) error {
 	}
 	what := removedText(old, own, removed)
 
-	w := s.writer(c, f.dryRun)
+	w := s.writer(h.Out, f.DryRun)
 	switch {
 	case removed == 0:
-		if !f.dryRun {
-			fmt.Fprintf(c.Stdout, "hooks: none of cairn's in %s\n", s.settings)
+		if !f.DryRun {
+			fmt.Fprintf(h.Out, "hooks: none of cairn's in %s\n", s.settings)
 		}
 	case settings.Empty(next):
 		// Nothing is left but cairn's: the file says nothing more than a missing one.
 		if err := w.Remove(s.settings); err != nil {
 			return err
 		}
-		if !f.dryRun {
-			fmt.Fprintf(c.Stdout, "hooks: removed %s; %s held nothing else and is removed\n", what, s.settings)
+		if !f.DryRun {
+			fmt.Fprintf(h.Out, "hooks: removed %s; %s held nothing else and is removed\n", what, s.settings)
 		}
 	default:
 		if _, err := w.Update(s.settings, 0o644, func(old []byte, _ bool) ([]byte, error) {
@@ -759,8 +713,8 @@ func runUninstall(ctx context.Context, c *CLI, args []string) error {
 		}); err != nil {
 			return settingsError(s.settings, err)
 		}
-		if !f.dryRun {
-			fmt.Fprintf(c.Stdout, "hooks: removed %s from %s\n", what, s.settings)
+		if !f.DryRun {
+			fmt.Fprintf(h.Out, "hooks: removed %s from %s\n", what, s.settings)
 		}
 	}
 
@@ -775,43 +729,43 @@ func runUninstall(ctx context.Context, c *CLI, args []string) error {
 			return err
 		}
 		if !skills.IsCairn(data) {
-			c.Warn("%s was not written by cairn and is left as it is", path)
+			h.Warn("%s was not written by cairn and is left as it is", path)
 			continue
 		}
 		if err := w.Remove(path); err != nil {
 			return err
 		}
 		gone[path] = true
-		if removeEmptyDir(c, filepath.Dir(path), gone, f.dryRun) {
+		if removeEmptyDir(h.Out, filepath.Dir(path), gone, f.DryRun) {
 			gone[filepath.Dir(path)] = true
 		}
-		if !f.dryRun {
-			fmt.Fprintf(c.Stdout, "skill %s: removed %s\n", name, path)
+		if !f.DryRun {
+			fmt.Fprintf(h.Out, "skill %s: removed %s\n", name, path)
 		}
 	}
 	if len(gone) > 0 {
-		removeEmptyDir(c, s.skills, gone, f.dryRun)
+		removeEmptyDir(h.Out, s.skills, gone, f.DryRun)
 	}
-	if err := unwireMCP(c, s, own, f.dryRun); err != nil {
+	if err := unwireMCP(h, s, own, f.DryRun); err != nil {
 		return err
 	}
-	if err := unignore(c, s, w, f.dryRun); err != nil {
+	if err := unignore(h.Out, s, w, f.DryRun); err != nil {
 		return err
 	}
 	if !s.user {
-		removeSearchIndex(c, s.root, f.dryRun)
+		removeSearchIndex(h, s.root, o.SearchCache, f.DryRun)
 	}
-	if f.dryRun {
-		fmt.Fprintln(c.Stdout, "dry run: nothing was changed")
+	if f.DryRun {
+		fmt.Fprintln(h.Out, "dry run: nothing was changed")
 		return nil
 	}
-	fmt.Fprintf(c.Stdout, "cairn is unwired from %s scope; its data (.agents/, .claude/state/, memory/, .notes/) is kept\n", s.name())
+	fmt.Fprintf(h.Out, "cairn is unwired from %s scope; its data (.agents/, .claude/state/, memory/, .notes/) is kept\n", s.name())
 	return nil
 }
 
 // unignore takes cairn's block out of the project's .claude/.gitignore, and the file with it
 // when nothing else is left.
-func unignore(c *CLI, s scope, w files, dryRun bool) error {
+func unignore(out io.Writer, s scope, w files, dryRun bool) error {
 	gi := s.gitignore()
 	if gi == "" {
 		return nil
@@ -832,17 +786,17 @@ func unignore(c *CLI, s scope, w files, dryRun bool) error {
 			return err
 		}
 		if !dryRun {
-			fmt.Fprintf(c.Stdout, "gitignore: removed cairn's block from %s, which held nothing else and is removed\n", gi)
+			fmt.Fprintf(out, "gitignore: removed cairn's block from %s, which held nothing else and is removed\n", gi)
 		}
 	default:
 		if _, err := w.Update(gi, 0o644, func(old []byte, _ bool) ([]byte, error) {
-			out, _ := withoutIgnoreBlock(old)
-			return out, nil
+			kept, _ := withoutIgnoreBlock(old)
+			return kept, nil
 		}); err != nil {
 			return err
 		}
 		if !dryRun {
-			fmt.Fprintf(c.Stdout, "gitignore: removed cairn's block from %s\n", gi)
+			fmt.Fprintf(out, "gitignore: removed cairn's block from %s\n", gi)
 		}
 	}
 	return nil
@@ -851,11 +805,7 @@ func unignore(c *CLI, s scope, w files, dryRun bool) error {
 // removeSearchIndex removes the project's search index, which is derived from its files (its
 // data stays): in the user's cache directory, and in .claude/cairn/search/ when it went there.
 // A failure is a warning: the index is not cairn's wiring.
-func removeSearchIndex(c *CLI, root string, dryRun bool) {
-	cache := c.Env.Get("CAIRN_SEARCH_CACHE")
-	if cache == "" {
-		cache = userCacheDir(c.Env)
-	}
+func removeSearchIndex(h Host, root, cache string, dryRun bool) {
 	if dryRun {
 		var dirs []string
 		if cache != "" {
@@ -865,17 +815,17 @@ func removeSearchIndex(c *CLI, root string, dryRun bool) {
 		_, d := search.Location(root, "")
 		for _, d := range append(dirs, d) {
 			if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
-				fmt.Fprintf(c.Stdout, "remove %s%c (the search index)\n", d, filepath.Separator)
+				fmt.Fprintf(h.Out, "remove %s%c (the search index)\n", d, filepath.Separator)
 			}
 		}
 		return
 	}
 	gone, err := search.Remove(root, cache)
 	if err != nil {
-		c.Warn("removing the search index: %v", err)
+		h.Warn("removing the search index: %v", err)
 	}
 	for _, d := range gone {
-		fmt.Fprintf(c.Stdout, "search index: removed %s\n", d)
+		fmt.Fprintf(h.Out, "search index: removed %s\n", d)
 	}
 	// .claude/cairn/ held only the index (install.sh's bin directory, if any, is removed after
 	// this, and the directory with it).
@@ -925,7 +875,7 @@ func plural(n int, one, many string) string {
 // removeEmptyDir removes dir when it holds nothing but what uninstall removed (gone, which a dry
 // run has only pretended to remove): a directory cairn emptied. It reports whether it removed
 // it, or in a dry run would have.
-func removeEmptyDir(c *CLI, dir string, gone map[string]bool, dryRun bool) bool {
+func removeEmptyDir(out io.Writer, dir string, gone map[string]bool, dryRun bool) bool {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return false
@@ -936,7 +886,7 @@ func removeEmptyDir(c *CLI, dir string, gone map[string]bool, dryRun bool) bool 
 		}
 	}
 	if dryRun {
-		fmt.Fprintf(c.Stdout, "remove %s%c\n", dir, filepath.Separator)
+		fmt.Fprintf(out, "remove %s%c\n", dir, filepath.Separator)
 		return true
 	}
 	return os.Remove(dir) == nil
