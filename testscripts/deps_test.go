@@ -1,7 +1,13 @@
 package testscripts
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -24,9 +30,9 @@ func deps(t *testing.T, binary string) []string {
 // budget). Only the CLI reads checkpoints through YAML (pkg/checkpoint/saved).
 func TestHooksLinkNoYAML(t *testing.T) {
 	// debug/buildinfo brings the ELF, Mach-O and PE readers, compress/flate and zstd: reading
-	// another binary's version is the CLI's (pkg/buildstamp).
+	// another binary's version is the CLI's (pkg/setup's Stamp).
 	heavy := []string{"github.com/adrg/frontmatter", "gopkg.in/yaml.v2", "github.com/BurntSushi/toml", "github.com/cairn-hooks/cairn/pkg/checkpoint/saved",
-		"debug/buildinfo", "compress/flate", "github.com/cairn-hooks/cairn/pkg/buildstamp"}
+		"debug/buildinfo", "compress/flate", "github.com/cairn-hooks/cairn/pkg/setup"}
 	for _, hook := range hooks {
 		d := deps(t, hook)
 		for _, h := range heavy {
@@ -72,7 +78,9 @@ func TestOnlyTheServerLinksMCP(t *testing.T) {
 // Layering reads downward (docs/DESIGN.md, The parts): no library package imports the hooks'
 // runner (pkg/hookio) or anything under hooks/; the file layer (safefile) knows nothing of the
 // project's domain (project); the session store (registry) renders no text for the model (brief).
+// The installation is a library the CLI calls (testSetupLayer).
 func TestLayering(t *testing.T) {
+	t.Run("setup", testSetupLayer)
 	const mod = "github.com/cairn-hooks/cairn/"
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "../pkg/...").Output()
 	if err != nil {
@@ -101,6 +109,96 @@ func TestLayering(t *testing.T) {
 	}
 	if n < 30 {
 		t.Fatalf("go list gave %d packages under pkg/: the pattern is wrong", n)
+	}
+}
+
+// testSetupLayer keeps the installation — install, uninstall, doctor, the plugin build, client
+// detection — in pkg/setup and its parts, a library that the CLI alone calls:
+//   - no package but hooks/cairn imports pkg/setup or a part of it, so no hook binary and not
+//     cairn-mcp links it (each is checked with go list -deps too);
+//   - hooks/cairn, the command glue, holds no file named install*, doctor*, plugin* or client*:
+//     that logic has one home, and a command's file there is named for what it glues (setup.go);
+//   - pkg/setup reads nothing of the world itself: the environment, the working directory, this
+//     executable, the clock and the standard streams come in its Host and project.Project.
+func testSetupLayer(t *testing.T) {
+	const mod = "github.com/cairn-hooks/cairn/"
+	const setup = mod + "pkg/setup"
+	inSetup := func(pkg string) bool { return pkg == setup || strings.HasPrefix(pkg, setup+"/") }
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "../...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	importers := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		if inSetup(f[0]) {
+			continue
+		}
+		for _, imp := range f[1:] {
+			if !inSetup(imp) {
+				continue
+			}
+			if f[0] != mod+"hooks/cairn" {
+				t.Errorf("%s imports %s: only the CLI (hooks/cairn) calls the installation", f[0], imp)
+			}
+			importers++
+		}
+	}
+	if importers == 0 {
+		t.Fatalf("hooks/cairn imports nothing of %s: the pattern is wrong", setup)
+	}
+	for _, b := range append([]string{"cairn-mcp"}, hooks...) {
+		for _, d := range deps(t, b) {
+			if inSetup(d) {
+				t.Errorf("%s links %s", b, d)
+			}
+		}
+	}
+
+	glue, err := os.ReadDir("../hooks/cairn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range glue {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		for _, prefix := range []string{"install", "doctor", "plugin", "client"} {
+			if strings.HasPrefix(name, prefix) {
+				t.Errorf("hooks/cairn/%s: the %s logic lives in pkg/setup; the CLI keeps the flags, the call and the printing (setup.go)", name, prefix)
+			}
+		}
+	}
+
+	world := map[string]bool{"os.Getenv": true, "os.LookupEnv": true, "os.Environ": true, "os.Getwd": true,
+		"os.Executable": true, "os.Stdin": true, "os.Stdout": true, "os.Stderr": true, "os.Exit": true, "time.Now": true}
+	fset := token.NewFileSet()
+	files := 0
+	err = filepath.WalkDir("../pkg/setup", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		files++
+		ast.Inspect(f, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok {
+				if x, ok := sel.X.(*ast.Ident); ok && world[x.Name+"."+sel.Sel.Name] {
+					t.Errorf("%s: %s.%s: pkg/setup is given the world (Host, project.Project), it does not read it", fset.Position(sel.Pos()), x.Name, sel.Sel.Name)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 10 {
+		t.Fatalf("%d files under ../pkg/setup: the path is wrong", files)
 	}
 }
 
