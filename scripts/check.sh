@@ -48,31 +48,12 @@ if [ -n "$(git status --porcelain -- testscripts)" ]; then
 fi
 
 echo "== fuzz ($fuzztime per target; a crash found is kept in testdata/fuzz and fails every run after)"
-for t in \
-	"FuzzReadPayload ./pkg/hookio" \
-	"FuzzParse ./pkg/runstate" \
-	"FuzzRefresh ./pkg/whiteboard" \
-	"FuzzLines ./pkg/transcript" \
-	"FuzzParseBullet ./pkg/parking" \
-	"FuzzRedact ./pkg/redact" \
-	"FuzzRedactPairsWindows ./pkg/redact" \
-	"FuzzParse ./pkg/checkpoint/saved" \
-	"FuzzIsName ./pkg/checkpoint" \
-	"FuzzParseEvent ./pkg/registry" \
-	"FuzzReadFrom ./pkg/registry" \
-	"FuzzInstall ./pkg/setup/settings" \
-	"FuzzLegacyFile ./pkg/parking" \
-	"FuzzReadAudit ./pkg/parking" \
-	"FuzzSessionContext ./pkg/parking" \
-	"FuzzSnapshotRefresh ./pkg/sessionfile" \
-	"FuzzPlain ./pkg/plain" \
-	"FuzzSplit ./pkg/flatmatter" \
-	"FuzzDecodeDocument ./pkg/registry" \
-	"FuzzLineOf ./pkg/registry" \
-	"FuzzString ./pkg/jsonw" \
-	"FuzzRemove ./pkg/memindex" \
-	"FuzzDecodeSegment ./pkg/search" \
-	"FuzzDecide ./pkg/autopark"; do
+# Every fuzz target of the module, found in the test files (so that a new one, or one whose package
+# moved, is never left out): "FuzzName ./pkg/dir" a line.
+targets=$(grep -rH --include='*_test.go' -E '^func Fuzz[A-Za-z0-9_]*\(' pkg hooks |
+	sed -E 's|^(.*)/[^/]*_test\.go:func (Fuzz[A-Za-z0-9_]*)\(.*|\2 ./\1|' | sort -u)
+[ -n "$targets" ] || { echo "no fuzz targets found"; exit 1; }
+echo "$targets" | while read -r t; do
 	set -- $t
 	# Go's fuzzer can end with "context deadline exceeded" and no failing input when a worker is
 	# slow to stop on a loaded machine: that is not a finding, so it is tried once more and then

@@ -220,10 +220,13 @@ func refreshWhiteboard(p *project.Project, in Input, f facts, r run) error {
 		s.Trigger += ", recorded late by SessionStart (PreCompact did not run)"
 	}
 	var res runstate.WhiteboardResult
+	// The snapshot block is derived (run state, tasks, transcript): where the file system orders a
+	// replacing rename after the data, a power cut leaves the old whiteboard or the new one, the
+	// prose intact either way, so the fsync is skipped (safefile.NoSyncWhereOrdered).
 	if _, err := p.Files.Update(r.run.MemoryPath(), 0o644, func(old []byte, exists bool) ([]byte, error) {
 		res = runstate.RefreshWhiteboard(old, exists, s)
 		return res.Data, nil
-	}); err != nil {
+	}, safefile.NoSyncWhereOrdered); err != nil {
 		return fmt.Errorf("%s: %w", r.run.MemoryRel(), err)
 	}
 	if res.ProseOver {
@@ -241,7 +244,7 @@ func refreshSessionFile(p *project.Project, in Input, f facts) error {
 	}
 	_, err := p.Files.Update(sessionfile.Path(p.Root), 0o644, func(old []byte, exists bool) ([]byte, error) {
 		return sessionfile.Refresh(old, exists, snap), nil
-	}, safefile.Limit(sessionfile.MaxSize))
+	}, safefile.Limit(sessionfile.MaxSize), safefile.NoSyncWhereOrdered) // a derived snapshot, the parked items kept: as the whiteboard
 	return err
 }
 

@@ -1,6 +1,6 @@
 // Package digest writes the session summary of the original /session workflow (docs/DESIGN.md,
 // What cairn is for): completed tasks, parked items, items archived today and recent commits,
-// printed when short and saved under .temp/ when long.
+// printed when short and saved under .temp/ when long. It stands alone because only `cairn session summary` needs it, and no hook links it.
 package digest
 
 import (

@@ -1,4 +1,6 @@
-// Package handback decides what SessionStart gives back to Claude, with or without a run.
+// Package handback decides what SessionStart gives back to Claude, with or without a run. It is
+// apart from brief, which lays text out, because it holds the decision and reads the handles;
+// apart from compaction, which records, because only SessionStart asks it.
 //
 // The route of a SessionStart payload (docs/DESIGN.md follows it from the main): hooks/sessionstart
 // builds the world once (hookio.Main: a [project.Project] with the root, the config directory, the

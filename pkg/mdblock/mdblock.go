@@ -1,6 +1,8 @@
 // Package mdblock finds and replaces a machine-owned block inside a markdown file that people
 // also edit: the block runs from a begin marker line (an HTML comment that may carry key=value
 // attributes) to an end marker line. Everything outside the block is kept byte for byte.
+// It stands alone because two owners share its rule: the whiteboard (runstate) and
+// session-context.md (sessionfile).
 package mdblock
 
 import (

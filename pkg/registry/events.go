@@ -280,21 +280,6 @@ func (r Registry) cursorOf(sid string) (int64, error) {
 	return s.Cursor, nil
 }
 
-// Unseen returns the broadcasts from other sessions after session sid's cursor (at most a
-// window of the log; more reports that the log goes on), and the offset to Advance to once they
-// are shown. It reads without a lock and changes nothing.
-func (r Registry) Unseen(sid string) (msgs []Message, next int64, more bool, err error) {
-	cursor, err := r.cursorOf(sid)
-	if err != nil {
-		return nil, 0, false, err
-	}
-	s, err := r.readFrom(sid, cursor, scanWindow)
-	if err != nil {
-		return nil, 0, false, err
-	}
-	return s.msgs, s.end, s.more, nil
-}
-
 // ShortID is how tables and deliveries name a session: the first 8 characters of its id.
 func ShortID(id string) string {
 	if utf8.RuneCountInString(id) <= 8 {

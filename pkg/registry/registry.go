@@ -321,20 +321,6 @@ func sweep(d *document, sid string, now time.Time) []Event {
 	return events
 }
 
-// Touch records activity of session sid now, making it active again if it was ended. A session
-// the registry does not know (its SessionStart was missed, or it started before cairn was
-// installed) is registered as Register would, with its cursor at the end of the log. Activity
-// within a minute of the recorded one writes nothing.
-func (r Registry) Touch(sid string, now time.Time) error {
-	if err := checkID(sid); err != nil {
-		return err
-	}
-	now = stamp(now)
-	return r.update(func(d *document) (bool, error) {
-		return r.touch(d, sid, now)
-	})
-}
-
 // touch changes d for activity of sid at now and reports whether it changed anything.
 func (r Registry) touch(d *document, sid string, now time.Time) (bool, error) {
 	s := find(d, sid)
@@ -374,22 +360,6 @@ func (r Registry) End(sid string, now time.Time) error {
 		}
 		s.Status, s.LastActivity, s.Ended, s.EndedBy = StatusEnded, now, now, EndedBySessionEnd
 		prune(d, now)
-		return true, nil
-	})
-}
-
-// Advance moves session sid's cursor forward to offset (never backwards), marking everything
-// before it seen.
-func (r Registry) Advance(sid string, offset int64) error {
-	return r.update(func(d *document) (bool, error) {
-		s := find(d, sid)
-		if s == nil {
-			return false, fmt.Errorf("session %s is not registered", sid)
-		}
-		if offset <= s.Cursor {
-			return false, nil
-		}
-		s.Cursor = offset
 		return true, nil
 	})
 }

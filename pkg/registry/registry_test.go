@@ -41,13 +41,13 @@ func TestRegisterTouchEnd(t *testing.T) {
 	if !a.Started.Equal(t0) || !a.LastActivity.Equal(t0) || a.Status != StatusActive || a.Branch != "main" || a.Cursor != r.logSize() {
 		t.Fatalf("%+v (log %d)", a, r.logSize())
 	}
-	if err := r.Touch("a", t0.Add(30*time.Second)); err != nil {
+	if err := r.touchNow("a", t0.Add(30*time.Second)); err != nil {
 		t.Fatal(err)
 	}
 	if a := mustSession(t, r, "a"); !a.LastActivity.Equal(t0) {
 		t.Fatalf("touch within a minute rewrote last_activity: %v", a.LastActivity)
 	}
-	r.Touch("a", t0.Add(5*time.Minute))
+	r.touchNow("a", t0.Add(5*time.Minute))
 	if a := mustSession(t, r, "a"); !a.LastActivity.Equal(t0.Add(5 * time.Minute)) {
 		t.Fatal(a.LastActivity)
 	}
@@ -82,7 +82,7 @@ func TestOrphans(t *testing.T) {
 	r := newReg(t)
 	r.Register("old", "main", t0)
 	r.Register("busy", "main", t0)
-	r.Touch("busy", t0.Add(90*time.Minute))
+	r.touchNow("busy", t0.Add(90*time.Minute))
 	r.Register("new", "main", t0.Add(OrphanAfter-time.Second))
 	if s := mustSession(t, r, "old"); s.Status != StatusActive {
 		t.Fatalf("orphaned before the idle period: %+v", s)
@@ -149,7 +149,7 @@ func TestCurrent(t *testing.T) {
 	}
 	r.Register("a", "", t0)
 	r.Register("b", "", t0.Add(time.Minute))
-	r.Touch("a", t0.Add(5*time.Minute))
+	r.touchNow("a", t0.Add(5*time.Minute))
 	if id, ok := r.Current(""); !ok || id != "a" {
 		t.Fatal(id, ok)
 	}
@@ -434,7 +434,7 @@ func TestCursorResilience(t *testing.T) {
 	r.Broadcast("a", "next", t0)
 	size := r.logSize()
 	r.Broadcast("a", "after the cut", t0)
-	r.Advance("b", size+5)
+	r.advance("b", size+5)
 	if msgs, _ := r.Inbox("b", t0); len(msgs) != 0 {
 		t.Fatalf("%+v", msgs)
 	}
@@ -444,7 +444,7 @@ func TestCursorResilience(t *testing.T) {
 	}
 	// Advance never moves back.
 	s := mustSession(t, r, "b")
-	r.Advance("b", 0)
+	r.advance("b", 0)
 	if mustSession(t, r, "b").Cursor != s.Cursor {
 		t.Fatal("cursor moved back")
 	}
@@ -672,7 +672,7 @@ func TestHugeLineReadInBoundedSteps(t *testing.T) {
 	// A cursor inside 200 MB of NULs without a newline, as a committed sparse file leaves it:
 	// each read moves on by at most maxSkip and never past the end; the inbox stops after
 	// maxInboxScan.
-	r.Advance("b", r.logSize()+3)
+	r.advance("b", r.logSize()+3)
 	if err := os.Truncate(r.eventsPath(), r.logSize()+200<<20); err != nil {
 		t.Fatal(err)
 	}

@@ -91,8 +91,10 @@ var NoSync = Option{kind: optNoSync}
 // show a replaced file empty after a crash, network, FUSE and overlay file systems, systems
 // other than Linux, and a file created rather than replaced. (ext4 mounted with
 // noauto_da_alloc or data=writeback, and ext2, share ext4's magic number and not its ordering:
-// they are taken for ext4.) It is for the one write on the prompt path whose fsync cost a
-// prompt more than the rest of its work: an automatically parked item.
+// they are taken for ext4.) It is for the writes whose fsync cost their hook more than the rest
+// of its work and whose loss in a power cut costs little: an automatically parked item on the
+// prompt path, and the snapshots a compaction refreshes (the whiteboard's block, session-context's
+// snapshot), which the next compaction writes again.
 var NoSyncWhereOrdered = Option{kind: optNoSyncWhereOrdered}
 
 // Limit sets the most Update reads of the current file.

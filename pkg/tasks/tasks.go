@@ -1,6 +1,7 @@
 // Package tasks reads the task list that Claude Code's own task tools (TaskCreate, TaskUpdate)
 // keep for a session, one JSON file per task under <config>/tasks/<session_id>/. cairn only
-// reads these files; Claude Code owns them.
+// reads these files; Claude Code owns them. It stands alone because they are Claude Code's
+// files, read by PreCompact, SessionEnd and the CLI alike.
 package tasks
 
 import (

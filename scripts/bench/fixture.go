@@ -300,8 +300,13 @@ func (f *fixture) build() error {
 		return err
 	}
 	// Another session on the branch ended earlier and left a hand-off: SessionStart at startup
-	// points to it. (Before the bench session registers: it has seen that session end.)
-	other := filepath.Join(f.transcripts, "other-handoff.jsonl")
+	// points to it. (Before the bench session registers: it has seen that session end.) Its
+	// transcript is where Claude Code keeps it, in the config directory: the pointer names only a
+	// session this machine ran.
+	other := filepath.Join(f.conf, "projects", project.Slug(f.proj), otherPrefix+"1.jsonl")
+	if err := os.MkdirAll(filepath.Dir(other), 0o755); err != nil {
+		return err
+	}
 	if err := os.WriteFile(other, []byte(`{"type":"user","message":{"role":"user","content":"Refactor the lexer's state into a struct"}}`+"\n"+
 		`{"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Edit","input":{"file_path":"src/lexer.go","old_string":"a","new_string":"b"}}]}}`+"\n"), 0o644); err != nil {
 		return err

@@ -4,6 +4,7 @@ package reliability
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
@@ -684,7 +685,14 @@ func TestHostileRepoSwappedSymlinks(t *testing.T) {
 						return
 					default:
 					}
-					if err := unix.Renameat2(unix.AT_FDCWD, p, unix.AT_FDCWD, link, unix.RENAME_EXCHANGE); err != nil {
+					err := unix.Renameat2(unix.AT_FDCWD, p, unix.AT_FDCWD, link, unix.RENAME_EXCHANGE)
+					if errors.Is(err, unix.ENOENT) {
+						// A lock directory found to be a link out is moved aside and made again
+						// (safefile's repair): for a moment there is nothing to swap.
+						time.Sleep(100 * time.Microsecond)
+						continue
+					}
+					if err != nil {
 						t.Errorf("renameat2 RENAME_EXCHANGE: %v", err)
 						return
 					}
@@ -975,7 +983,8 @@ func TestHostileRepoInstall(t *testing.T) {
 	}
 
 	// Inside a real bin directory: links where install.sh writes its .gitignore and the
-	// temporary copies of the binaries (".NAME.new"), and a link where a binary goes. One build.
+	// temporary copies of the binaries (".NAME.new"). One build. (A link where a binary goes is
+	// refused before anything is built: below.)
 	t.Run("links_inside_the_bin_directory", func(t *testing.T) {
 		m := newMachine(t)
 		hostileOutside(m)
@@ -987,7 +996,6 @@ func TestHostileRepoInstall(t *testing.T) {
 			".gitignore":        filepath.Join(m.outside, "dangling", "gitignore"),
 			".cairn.new":        filepath.Join(m.outside, "secret.txt"),
 			".sessionstart.new": filepath.Join(m.outside, "dangling", "sessionstart"),
-			"precompact":        filepath.Join(m.outside, "dir", "secret.md"),
 		} {
 			if err := os.Symlink(target, filepath.Join(bin, name)); err != nil {
 				t.Fatal(err)
@@ -1000,6 +1008,28 @@ func TestHostileRepoInstall(t *testing.T) {
 		if d := outside.diff(snapshot(t, m.outsideDirs()...)); len(d) > 0 {
 			bug(t, "install.sh writes through links committed inside the bin directory (its .gitignore and its .NAME.new copies): cp, chmod and > follow them out of the project",
 				"install.sh --project wrote outside the project through links inside .claude/cairn/bin:\n%s", strings.Join(d, "\n"))
+		}
+	})
+
+	// A link where a binary goes: refused with one line before anything is built or written.
+	t.Run("a_link_where_a_binary_goes", func(t *testing.T) {
+		m := newMachine(t)
+		hostileOutside(m)
+		bin := m.p(".claude/cairn/bin")
+		if err := os.MkdirAll(bin, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.Join(m.outside, "dir"), filepath.Join(bin, "precompact")); err != nil {
+			t.Fatal(err)
+		}
+		outside := snapshot(t, m.outsideDirs()...)
+		r := m.installSH(10*time.Minute, "--project", m.proj)
+		check(t, "a link where a binary goes", m, r, true)
+		if d := outside.diff(snapshot(t, m.outsideDirs()...)); len(d) > 0 {
+			t.Errorf("install.sh wrote outside the project through a link where a binary goes:\n%s", strings.Join(d, "\n"))
+		}
+		if _, err := os.Stat(m.p(".claude/settings.json")); err == nil {
+			t.Errorf("install.sh refused but wired the hooks")
 		}
 	})
 

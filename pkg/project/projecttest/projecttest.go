@@ -1,5 +1,5 @@
 // Package projecttest builds the world of a cairn process for tests: one call gives a
-// project.Project on a real directory, with a fixed clock and warnings collected.
+// project.Project on a real directory, with a fixed clock and warnings collected. It is apart from package project so that no binary links the testing package.
 package projecttest
 
 import (
