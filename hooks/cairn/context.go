@@ -127,7 +127,7 @@ func contextSave(ctx context.Context, c *CLI, args []string) error {
 	}
 	root, files, now := p.Root, p.Files, p.Now()
 	e := checkpoint.Entry{Title: title, Status: *status, Branch: contextBranch(p), Time: now, Sections: sec}
-	modified, err := checkpoint.ModifiedFiles(ctx, root)
+	modified, err := modifiedFiles(ctx, root)
 	if err != nil {
 		c.Warn("files_modified left empty: %v", err)
 	}
@@ -455,7 +455,7 @@ func contextRestore(ctx context.Context, c *CLI, args []string) error {
 	if cur := contextBranch(p); cp.Branch != "" && cur != "" && cp.Branch != cur {
 		fmt.Fprintf(w, "\nThis context was saved on branch %s. You are currently on %s. You may want to switch branches before continuing.\n", cp.Branch, cur)
 	}
-	for _, m := range checkpoint.Memory(root) {
+	for _, m := range memoryTails(root) {
 		fmt.Fprintf(w, "\n--- %s ---\n", m.Label)
 		for _, l := range m.Lines {
 			fmt.Fprintln(w, l)

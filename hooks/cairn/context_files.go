@@ -15,7 +15,7 @@ import (
 // but which are no work of the session's, so a checkpoint's files_modified leaves them out:
 // the binaries and the derived index, the personal settings cairn approves its MCP server in,
 // the run directories, and the audit log and digests of /session. (The checkpoints, the
-// timeline and .claude/state/ are left out by checkpoint.ModifiedFiles already.)
+// timeline and .claude/state/ are left out by modifiedFiles already.)
 var cairnWrites = []string{
 	".claude/cairn/",
 	".claude/settings.local.json",

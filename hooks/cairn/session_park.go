@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairn-hooks/cairn/pkg/digest"
 	"github.com/cairn-hooks/cairn/pkg/parking"
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/tasks"
@@ -183,7 +182,7 @@ func sessionSummary(ctx context.Context, c *CLI, args []string) error {
 		return err
 	}
 	now := p.Now()
-	d := digest.Digest{Today: now}
+	d := sessionDigest{Today: now}
 	// The session served and its real start from the registry; unknown → the last 8 hours.
 	reg, id, err := registryFor(c)
 	if err != nil {
@@ -227,11 +226,11 @@ func sessionSummary(ctx context.Context, c *CLI, args []string) error {
 	}
 	d.Commits = recentCommits(ctx, c.Env, root, since)
 	text := d.Markdown()
-	if digest.Lines(text) <= digest.MaxTerminalLines {
+	if digestLines(text) <= maxTerminalLines {
 		fmt.Fprint(c.Stdout, text)
 		return nil
 	}
-	rel, err := digest.SaveDigest(p.Files, root, now, text)
+	rel, err := saveDigest(p.Files, root, now, text)
 	if err != nil {
 		return err
 	}

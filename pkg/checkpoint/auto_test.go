@@ -2,10 +2,8 @@ package checkpoint
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,7 +13,6 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/runstate"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 	"github.com/cairn-hooks/cairn/pkg/tasks"
-	"github.com/cairn-hooks/cairn/pkg/timeline"
 )
 
 func autoInput() AutoInput {
@@ -181,47 +178,6 @@ func TestAutoDryRunWritesNothing(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "create "+saved.Path) {
 		t.Fatalf("%s", out.String())
-	}
-}
-
-func TestModifiedFiles(t *testing.T) {
-	git, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("no git")
-	}
-	root := t.TempDir()
-	run := func(args ...string) {
-		cmd := exec.Command(git, args...)
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-			"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	run("init", "-q", "-b", "main")
-	os.WriteFile(filepath.Join(root, "tracked.go"), []byte("a"), 0o644)
-	os.WriteFile(filepath.Join(root, "staged.go"), []byte("a"), 0o644)
-	run("add", ".")
-	run("commit", "-q", "-m", "init")
-	os.WriteFile(filepath.Join(root, "tracked.go"), []byte("b"), 0o644)
-	os.WriteFile(filepath.Join(root, "staged.go"), []byte("b"), 0o644)
-	run("add", "staged.go")
-	os.MkdirAll(filepath.Join(root, "new dir"), 0o755)
-	os.WriteFile(filepath.Join(root, "new dir", "x.txt"), []byte("x"), 0o644)
-	if _, err := Save(disk(root), root, Entry{Title: "t", Time: t0}); err != nil {
-		t.Fatal(err)
-	}
-	timeline.Append(disk(root), root, timeline.Event{Time: t0, Event: timeline.SessionStart})
-	files, err := ModifiedFiles(context.Background(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := strings.Join(files, "|"); got != "staged.go|tracked.go|new dir/x.txt" {
-		t.Fatalf("%q", files)
-	}
-	if files, err := ModifiedFiles(context.Background(), t.TempDir()); files != nil || err != nil {
-		t.Fatalf("outside git: %v %v", files, err)
 	}
 }
 

@@ -1,7 +1,7 @@
-// Package digest writes the session summary of the original /session workflow (docs/DESIGN.md,
-// What cairn is for): completed tasks, parked items, items archived today and recent commits,
-// printed when short and saved under .temp/ when long. It stands alone because only `cairn session summary` needs it, and no hook links it.
-package digest
+package main
+
+// The session summary of `cairn session summary` lives here, beside its command, which is its
+// only user: no hook links it.
 
 import (
 	"errors"
@@ -15,16 +15,16 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
 
-// MaxTerminalLines is the original /session summary's output-routing rule: a digest this long or
+// maxTerminalLines is the original /session summary's output-routing rule: a digest this long or
 // shorter is printed; a longer one goes to a file under .temp/ and the terminal gets a compact
 // line and its path.
-const MaxTerminalLines = 10
+const maxTerminalLines = 10
 
-// Digest is the session summary: completed tasks, parked items, the items archived today (the
+// sessionDigest is the session summary: completed tasks, parked items, the items archived today (the
 // original workflow's "archived this session" is filtered by today's date, and so is this), the
 // items that expired today, shown apart so that a removal nobody asked for is not reported as an
 // archive, and recent commits.
-type Digest struct {
+type sessionDigest struct {
 	Today     time.Time
 	Completed []string             // subjects of the session's completed tasks
 	Parked    []parking.Item       // open items
@@ -52,7 +52,7 @@ type Digest struct {
 //
 //	### Recent commits
 //	- <hash> <message>
-func (d Digest) Markdown() string {
+func (d sessionDigest) Markdown() string {
 	var b strings.Builder
 	b.WriteString("## Session Summary — " + d.Today.Format(parking.DateLayout) + "\n")
 	section := func(title string, lines []string) {
@@ -81,7 +81,7 @@ func (d Digest) Markdown() string {
 		commits = append(commits, "- "+plain.Field(c, 0))
 	}
 	section("Completed", completed)
-	section(fmt.Sprintf("Parked / Pending (%d %s)", len(parked), plural(len(parked), "item", "items")), parked)
+	section(fmt.Sprintf("Parked / Pending (%d %s)", len(parked), digestPlural(len(parked), "item", "items")), parked)
 	section("Archived this session", archived)
 	section("Expired today (30 days old)", expired)
 	section("Recent commits", commits)
@@ -92,30 +92,30 @@ func (d Digest) Markdown() string {
 }
 
 // Compact is the terminal's line for a digest written to path (relative to the project root).
-func (d Digest) Compact(path string) string {
+func (d sessionDigest) Compact(path string) string {
 	return fmt.Sprintf("Session summary — %s: %d completed, %d parked, %d archived, %d %s\n→ %s\n",
 		d.Today.Format(parking.DateLayout), len(d.Completed), len(d.Parked), len(d.Archived),
-		len(d.Commits), plural(len(d.Commits), "commit", "commits"), filepath.ToSlash(path))
+		len(d.Commits), digestPlural(len(d.Commits), "commit", "commits"), filepath.ToSlash(path))
 }
 
-func plural(n int, one, many string) string {
+func digestPlural(n int, one, many string) string {
 	if n == 1 {
 		return one
 	}
 	return many
 }
 
-// Lines counts the lines of text.
-func Lines(text string) int {
+// digestLines counts the lines of text.
+func digestLines(text string) int {
 	return strings.Count(strings.TrimSuffix(text, "\n"), "\n") + 1
 }
 
-// errTaken stops SaveDigest's attempt at a name that exists.
-var errTaken = errors.New("exists")
+// errDigestTaken stops saveDigest's attempt at a name that exists.
+var errDigestTaken = errors.New("exists")
 
-// SaveDigest writes text to .temp/output-session-summary-<date>.md under root, or to -2, -3, …
+// saveDigest writes text to .temp/output-session-summary-<date>.md under root, or to -2, -3, …
 // when that name exists: it never overwrites. It returns the path written, relative to root.
-func SaveDigest(w safefile.Writer, root string, today time.Time, text string) (string, error) {
+func saveDigest(w safefile.Writer, root string, today time.Time, text string) (string, error) {
 	base := "output-session-summary-" + today.Format(parking.DateLayout)
 	for n := 1; n < 10000; n++ {
 		name := base + ".md"
@@ -125,11 +125,11 @@ func SaveDigest(w safefile.Writer, root string, today time.Time, text string) (s
 		rel := filepath.Join(".temp", name)
 		_, err := w.Update(filepath.Join(root, rel), 0o644, func(_ []byte, exists bool) ([]byte, error) {
 			if exists {
-				return nil, errTaken
+				return nil, errDigestTaken
 			}
 			return []byte(text), nil
 		})
-		if errors.Is(err, errTaken) {
+		if errors.Is(err, errDigestTaken) {
 			continue
 		}
 		return rel, err

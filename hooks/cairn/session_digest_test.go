@@ -1,4 +1,4 @@
-package digest
+package main
 
 import (
 	"os"
@@ -10,15 +10,15 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
 
-var now = time.Date(2026, 3, 10, 9, 30, 0, 0, time.UTC)
+var digestNow = time.Date(2026, 3, 10, 9, 30, 0, 0, time.UTC)
 
-func date(days int) string { return now.AddDate(0, 0, -days).Format(parking.DateLayout) }
+func digestDate(days int) string { return digestNow.AddDate(0, 0, -days).Format(parking.DateLayout) }
 
 func TestDigestMarkdown(t *testing.T) {
-	d := Digest{
-		Today:     now,
+	d := sessionDigest{
+		Today:     digestNow,
 		Completed: []string{"Write the parser", "Add\ntests"},
-		Parked:    []parking.Item{{Name: "cache", Description: "Deferred: a cache", Raised: date(20)}},
+		Parked:    []parking.Item{{Name: "cache", Description: "Deferred: a cache", Raised: digestDate(20)}},
 		Archived:  []parking.AuditEntry{{TS: "2026-03-10T08:00:00Z", Item: "old-idea", Action: "archived"}},
 		Commits:   []string{"abc1234 parking: add the store"},
 	}
@@ -40,10 +40,10 @@ func TestDigestMarkdown(t *testing.T) {
 	if got := d.Markdown(); got != want {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
 	}
-	if Lines(want) != 14 {
-		t.Fatal(Lines(want))
+	if digestLines(want) != 14 {
+		t.Fatal(digestLines(want))
 	}
-	if got := (Digest{Today: now}).Markdown(); got != "## Session Summary — 2026-03-10\n\nNothing completed, parked, archived or committed this session.\n" {
+	if got := (sessionDigest{Today: digestNow}).Markdown(); got != "## Session Summary — 2026-03-10\n\nNothing completed, parked, archived or committed this session.\n" {
 		t.Fatal(got)
 	}
 	if got := d.Compact(".temp/x.md"); got != "Session summary — 2026-03-10: 2 completed, 1 parked, 1 archived, 1 commit\n→ .temp/x.md\n" {
@@ -56,7 +56,7 @@ func TestSaveDigestCounter(t *testing.T) {
 	root := t.TempDir()
 	w := safefile.Disk{Roots: []string{root}}
 	for i, want := range []string{"output-session-summary-2026-03-10.md", "output-session-summary-2026-03-10-2.md", "output-session-summary-2026-03-10-3.md"} {
-		rel, err := SaveDigest(w, root, now, string(rune('a'+i)))
+		rel, err := saveDigest(w, root, digestNow, string(rune('a'+i)))
 		if err != nil || rel != filepath.Join(".temp", want) {
 			t.Fatalf("%s %v", rel, err)
 		}

@@ -1,4 +1,4 @@
-package checkpoint
+package main
 
 import (
 	"path/filepath"
@@ -12,45 +12,45 @@ import (
 // relative to the project root. People write context.md and learnings.jsonl; the hooks append to
 // timeline.jsonl.
 const (
-	ContextFile   = "memory/context.md"
-	LearningsFile = "memory/learnings.jsonl"
-	TimelineFile  = timeline.File
+	memoryContextFile   = "memory/context.md"
+	memoryLearningsFile = "memory/learnings.jsonl"
+	memoryTimelineFile  = timeline.File
 )
 
-// MemoryTail is the end of one memory file, as restore shows it.
-type MemoryTail struct {
+// memoryTail is the end of one memory file, as restore shows it.
+type memoryTail struct {
 	Label string // the "--- last context ---" caption users know, without the dashes
 	Rel   string
 	Lines []string
 }
 
-// tailWindow bounds how much of a memory file is read to find its last lines.
-const tailWindow = 64 << 10
+// memoryWindow bounds how much of a memory file is read to find its last lines.
+const memoryWindow = 64 << 10
 
-// Memory returns the ends of the memory files that exist, in the original workflow's order: the
+// memoryTails returns the ends of the memory files that exist, in the original workflow's order: the
 // last 30 lines of memory/context.md, the last 5 of memory/learnings.jsonl and of
 // memory/timeline.jsonl. A file that is a symlink leading out of the project, or not a regular
 // file, is skipped; the torn last record a killed append leaves in a JSON-lines file is not
 // shown.
-func Memory(root string) []MemoryTail {
-	var out []MemoryTail
+func memoryTails(root string) []memoryTail {
+	var out []memoryTail
 	for _, m := range []struct {
 		label, rel string
 		n          int
 	}{
-		{"last context", ContextFile, 30},
-		{"recent learnings", LearningsFile, 5},
-		{"recent timeline", TimelineFile, 5},
+		{"last context", memoryContextFile, 30},
+		{"recent learnings", memoryLearningsFile, 5},
+		{"recent timeline", memoryTimelineFile, 5},
 	} {
-		if lines, ok := tail(root, m.rel, m.n); ok {
-			out = append(out, MemoryTail{Label: m.label, Rel: m.rel, Lines: lines})
+		if lines, ok := readMemoryTail(root, m.rel, m.n); ok {
+			out = append(out, memoryTail{Label: m.label, Rel: m.rel, Lines: lines})
 		}
 	}
 	return out
 }
 
-func tail(root, rel string, n int) ([]string, bool) {
-	data, err := safefile.ReadTail(root, filepath.Join(root, rel), tailWindow)
+func readMemoryTail(root, rel string, n int) ([]string, bool) {
+	data, err := safefile.ReadTail(root, filepath.Join(root, rel), memoryWindow)
 	if err != nil {
 		return nil, false
 	}

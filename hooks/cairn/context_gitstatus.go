@@ -1,4 +1,4 @@
-package checkpoint
+package main
 
 import (
 	"bytes"
@@ -9,23 +9,26 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/cairn-hooks/cairn/pkg/checkpoint"
+	"github.com/cairn-hooks/cairn/pkg/timeline"
 )
 
-// gitTimeout bounds the one git process a manual save runs.
-const gitTimeout = 10 * time.Second
+// statusTimeout bounds the one git process a manual save runs.
+const statusTimeout = 10 * time.Second
 
-// ModifiedFiles returns what a checkpoint records as files_modified: the paths `git status`
+// modifiedFiles returns what a checkpoint records as files_modified: the paths `git status`
 // reports, staged and unstaged, untracked files included (listed one by one, not as their
 // directory), a rename as its new path, relative to root with forward slashes, in git's order.
 // cairn's own files (the checkpoint directory, .claude/state/, memory/timeline.jsonl and its
 // lock) are left out: they change with every save and say nothing about the work. Outside a git
 // repository the list is empty and the error nil. git runs directly (no shell) with
 // --no-optional-locks, so it never takes the index lock from under a concurrent git command.
-func ModifiedFiles(ctx context.Context, root string) ([]string, error) {
+func modifiedFiles(ctx context.Context, root string) ([]string, error) {
 	if _, err := os.Lstat(filepath.Join(root, ".git")); err != nil {
 		return nil, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	ctx, cancel := context.WithTimeout(ctx, statusTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "git", "--no-optional-locks", "-C", root,
 		"status", "--porcelain=v1", "-z", "--untracked-files=all")
@@ -46,8 +49,8 @@ func ModifiedFiles(ctx context.Context, root string) ([]string, error) {
 }
 
 func ownPrefixes(root string) []string {
-	cp, _ := filepath.Rel(root, Dir(root))
-	return []string{filepath.ToSlash(cp) + "/", ".claude/state/", TimelineFile}
+	cp, _ := filepath.Rel(root, checkpoint.Dir(root))
+	return []string{filepath.ToSlash(cp) + "/", ".claude/state/", timeline.File}
 }
 
 // parsePorcelain reads `git status --porcelain=v1 -z`: entries "XY path", where a rename or copy
