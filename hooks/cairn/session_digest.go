@@ -69,7 +69,7 @@ func (d sessionDigest) Markdown() string {
 		completed = append(completed, "- "+plain.Field(t, 0))
 	}
 	for _, it := range d.Parked {
-		parked = append(parked, parking.Line(it, d.Today))
+		parked = append(parked, itemLine(it, d.Today))
 	}
 	for _, e := range d.Archived {
 		archived = append(archived, "- "+plain.Field(e.Item, 0)+" — "+e.TS)

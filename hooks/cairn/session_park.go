@@ -86,7 +86,7 @@ func sessionPark(ctx context.Context, c *CLI, args []string) error {
 	err = c.warnIndex(err)
 	var full *parking.FullError
 	if errors.As(err, &full) {
-		fmt.Fprint(c.Stdout, parking.Render(full.Items, c.Now()))
+		fmt.Fprint(c.Stdout, renderResume(full.Items, c.Now()))
 		return refusedError{fmt.Sprintf("%d items are parked already: archive one first (cairn session archive <slug>)", len(full.Items))}
 	}
 	if err != nil {
@@ -126,10 +126,10 @@ func sessionResume(ctx context.Context, c *CLI, args []string) error {
 		return err
 	}
 	if *asJSON {
-		_, err := c.Stdout.Write(parking.RenderJSON(its, c.Now()))
+		_, err := c.Stdout.Write(renderResumeJSON(its, c.Now()))
 		return err
 	}
-	fmt.Fprint(c.Stdout, parking.Render(its, c.Now()))
+	fmt.Fprint(c.Stdout, renderResume(its, c.Now()))
 	return nil
 }
 
@@ -153,7 +153,7 @@ func sessionArchive(ctx context.Context, c *CLI, args []string) error {
 	if errors.As(err, &amb) {
 		fmt.Fprintf(c.Stdout, "%q matches %d items; archive one by its slug:\n", query, len(amb.Candidates))
 		for _, cand := range amb.Candidates {
-			fmt.Fprintln(c.Stdout, parking.Line(cand, c.Now()))
+			fmt.Fprintln(c.Stdout, itemLine(cand, c.Now()))
 		}
 		return refusedError{fmt.Sprintf("%q is ambiguous; nothing archived", query)}
 	}

@@ -29,7 +29,6 @@ func FuzzLegacyFile(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	dir := f.TempDir()
-	today := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > maxLegacySize+1 {
 			return
@@ -62,15 +61,7 @@ func FuzzLegacyFile(f *testing.F) {
 				t.Fatalf("field not one valid line: %q", s)
 			}
 		}
-		it := legacyItem(lf, time.UTC)
-		line := Line(it, today)
-		if strings.ContainsAny(line, "\r\n") {
-			t.Fatalf("item lists as more than one line: %q", line)
-		}
-		out := Render([]Item{it}, today)
-		if n := strings.Count(out, "\n- [ ] "); n != 1 {
-			t.Fatalf("resume lists %d items for one file:\n%s", n, out)
-		}
+		_ = legacyItem(lf, time.UTC) // resume's rendering of it, one line, is tested where it lives (hooks/cairn)
 		// The line reader on its own: never panics, and its body is a suffix of the input.
 		if _, body, _ := flatmatter.Split(data); !strings.HasSuffix(string(data), string(body)) {
 			t.Fatalf("loose body %q is not a suffix of the file", body)

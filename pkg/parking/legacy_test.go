@@ -1,7 +1,6 @@
 package parking
 
 import (
-	"encoding/json"
 	"fmt"
 	"github.com/cairn-hooks/cairn/pkg/sessionfile"
 	"os"
@@ -9,59 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/cairn-hooks/cairn/pkg/project"
 )
-
-func TestRenderLayout(t *testing.T) {
-	f := newFixture(t)
-	f.write(t, "## Parked items\n\n"+
-		"- **today-one** — User raised: a. Pending: b? Raised: "+date(0)+".\n"+
-		"- **week-old** — Deferred: c. Raised: "+date(7)+".\n"+
-		"- **stale-one** — Side idea: d. Raised: "+date(20)+".\n"+
-		"- **today-two** — Deferred: e. Raised: "+date(0)+".\n"+
-		"- **week-old-2** — f. Raised: "+date(7)+".\n")
-	f.legacy(t, project.LegacySlug(f.root), "session-open-leg.md", "leg", "a legacy item", 14)
-	its := mustList(t, f)
-	want := `## Session Pending — 2026-03-10
-
-### This session
-- [ ] today-one — User raised: a. Pending: b?
-- [ ] today-two — Deferred: e
-
-### Earlier (2026-03-03)
-- [ ] week-old — Deferred: c
-- [ ] week-old-2 — f
-
-### Earlier (2026-02-24)
-- [ ] ⚠ stale — leg — a legacy item
-
-### Earlier (2026-02-18)
-- [ ] ⚠ stale — stale-one — Side idea: d
-
-→ /session archive <slug> to close an item
-→ /session summary for a full session digest
-`
-	if got := Render(its, now); got != want {
-		t.Fatalf("got\n%s\nwant\n%s", got, want)
-	}
-	if got := Render(nil, now); got != "No pending session items.\n" {
-		t.Fatal(got)
-	}
-	var js struct {
-		Date  string
-		Items []JSONItem
-	}
-	if err := json.Unmarshal(RenderJSON(its, now), &js); err != nil {
-		t.Fatal(err)
-	}
-	if js.Date != "2026-03-10" || len(js.Items) != 6 || js.Items[4].Source != Legacy || js.Items[4].AgeDays != 14 || !js.Items[4].Stale || js.Items[0].Stale {
-		t.Fatalf("%+v", js)
-	}
-	if string(RenderJSON(nil, now)) != "{\n  \"date\": \"2026-03-10\",\n  \"items\": []\n}\n" {
-		t.Fatal(string(RenderJSON(nil, now)))
-	}
-}
 
 // Ages are whole calendar days in the clock's location, not 24-hour periods.
 func TestAgeCalendarDays(t *testing.T) {

@@ -1,4 +1,4 @@
-package parking
+package main
 
 import (
 	"encoding/json"
@@ -6,11 +6,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-hooks/cairn/pkg/parking"
 	"github.com/cairn-hooks/cairn/pkg/plain"
 )
 
-// NoItems is what resume prints when nothing is parked.
-const NoItems = "No pending session items."
+// noParkedItems is what resume prints when nothing is parked.
+const noParkedItems = "No pending session items."
 
 // The two closing lines of the resume layout, as the original /session workflow writes them.
 const (
@@ -19,17 +20,17 @@ const (
 )
 
 // group is the items raised on one date; today's group is "This session".
-type group struct {
+type itemGroup struct {
 	date  string
 	today bool
-	items []Item
+	items []parking.Item
 }
 
-// groups orders items for listing: today's first, then one group per earlier date, newest
+// itemGroups orders items for listing: today's first, then one group per earlier date, newest
 // first; within a group, items keep their order. A date after today counts as today.
-func groups(items []Item, today time.Time) []group {
-	t := today.Format(DateLayout)
-	var out []group
+func itemGroups(items []parking.Item, today time.Time) []itemGroup {
+	t := today.Format(parking.DateLayout)
+	var out []itemGroup
 	idx := map[string]int{}
 	for _, it := range items {
 		d := it.Raised
@@ -40,7 +41,7 @@ func groups(items []Item, today time.Time) []group {
 		if !ok {
 			i = len(out)
 			idx[d] = i
-			out = append(out, group{date: d, today: d == t})
+			out = append(out, itemGroup{date: d, today: d == t})
 		}
 		out[i].items = append(out[i].items, it)
 	}
@@ -48,8 +49,8 @@ func groups(items []Item, today time.Time) []group {
 	return out
 }
 
-// Line is one item as resume and summary list it: "- [ ] [⚠ stale — ]<name> — <description>".
-func Line(it Item, today time.Time) string {
+// itemLine is one item as resume and summary list it: "- [ ] [⚠ stale — ]<name> — <description>".
+func itemLine(it parking.Item, today time.Time) string {
 	var b strings.Builder
 	b.WriteString("- [ ] ")
 	if it.Stale(today) {
@@ -63,7 +64,7 @@ func Line(it Item, today time.Time) string {
 	return b.String()
 }
 
-// Render returns items in the resume layout users know from the original /session workflow,
+// renderResume returns items in the resume layout users know from the original /session workflow,
 // exactly:
 //
 //	## Session Pending — <today>
@@ -79,50 +80,50 @@ func Line(it Item, today time.Time) string {
 //
 // with a group per date, newest first, and empty groups left out; or "No pending session
 // items." when there are none. The text ends with a newline.
-func Render(items []Item, today time.Time) string {
+func renderResume(items []parking.Item, today time.Time) string {
 	if len(items) == 0 {
-		return NoItems + "\n"
+		return noParkedItems + "\n"
 	}
 	var b strings.Builder
-	b.WriteString("## Session Pending — " + today.Format(DateLayout) + "\n")
-	for _, g := range groups(items, today) {
+	b.WriteString("## Session Pending — " + today.Format(parking.DateLayout) + "\n")
+	for _, g := range itemGroups(items, today) {
 		if g.today {
 			b.WriteString("\n### This session\n")
 		} else {
 			b.WriteString("\n### Earlier (" + g.date + ")\n")
 		}
 		for _, it := range g.items {
-			b.WriteString(Line(it, today) + "\n")
+			b.WriteString(itemLine(it, today) + "\n")
 		}
 	}
 	b.WriteString("\n" + hintArchive + "\n" + hintSummary + "\n")
 	return b.String()
 }
 
-// JSONItem is an item as resume --json prints it.
-type JSONItem struct {
-	Slug        string `json:"slug"`
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	Raised      string `json:"raised"`
-	AgeDays     int    `json:"age_days"`
-	Stale       bool   `json:"stale"`
-	Source      Source `json:"source"`
-	Path        string `json:"path,omitempty"`
-	Why         string `json:"why,omitempty"`
-	How         string `json:"how,omitempty"`
+// resumeItem is an item as resume --json prints it.
+type resumeItem struct {
+	Slug        string         `json:"slug"`
+	Name        string         `json:"name"`
+	Description string         `json:"description"`
+	Raised      string         `json:"raised"`
+	AgeDays     int            `json:"age_days"`
+	Stale       bool           `json:"stale"`
+	Source      parking.Source `json:"source"`
+	Path        string         `json:"path,omitempty"`
+	Why         string         `json:"why,omitempty"`
+	How         string         `json:"how,omitempty"`
 }
 
-// RenderJSON returns items as one JSON object {"date": today, "items": […]}, in Render's order,
+// renderResumeJSON returns items as one JSON object {"date": today, "items": […]}, in renderResume's order,
 // indented, with a final newline.
-func RenderJSON(items []Item, today time.Time) []byte {
+func renderResumeJSON(items []parking.Item, today time.Time) []byte {
 	out := struct {
-		Date  string     `json:"date"`
-		Items []JSONItem `json:"items"`
-	}{Date: today.Format(DateLayout), Items: []JSONItem{}}
-	for _, g := range groups(items, today) {
+		Date  string       `json:"date"`
+		Items []resumeItem `json:"items"`
+	}{Date: today.Format(parking.DateLayout), Items: []resumeItem{}}
+	for _, g := range itemGroups(items, today) {
 		for _, it := range g.items {
-			out.Items = append(out.Items, JSONItem{
+			out.Items = append(out.Items, resumeItem{
 				Slug: it.Slug, Name: it.Name, Description: it.Description, Raised: it.Raised,
 				AgeDays: it.Age(today), Stale: it.Stale(today), Source: it.Source, Path: it.Path,
 				Why: it.Why, How: it.How,
