@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -174,5 +175,36 @@ func TestRecordOnceAndIdempotent(t *testing.T) {
 	mem2, _ := os.ReadFile(filepath.Join(root, ".agents", "runs", "r1", "MEMORY.md"))
 	if !bytes.Contains(mem2, []byte("recorded late by SessionStart")) {
 		t.Fatalf("%s", mem2)
+	}
+}
+
+// optsWriter records the options of every Update.
+type optsWriter struct {
+	safefile.Writer
+	opts map[string][]safefile.Option
+}
+
+func (w *optsWriter) Update(path string, perm os.FileMode, edit safefile.Edit, opts ...safefile.Option) (bool, error) {
+	w.opts[filepath.Base(path)] = opts
+	return w.Writer.Update(path, perm, edit, opts...)
+}
+
+// The two snapshots a compaction owns skip their fsync where renames are ordered; the checkpoint,
+// which is created rather than replaced, is not among them.
+func TestRecordSnapshotsAskForOrderedNoSync(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, ".agents", "runs", "r1"), 0o755)
+	os.WriteFile(filepath.Join(root, ".agents", "runs", "active"), []byte("r1\n"), 0o644)
+	w := projecttest.New(t, root, "", time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC))
+	ow := &optsWriter{Writer: w.Files, opts: map[string][]safefile.Option{}}
+	w.Files = ow
+	if err := Record(w.Project, checkpoint.OpenCatalog(w.Project), runstate.Open(w.Project), Input{SessionID: "s", Trigger: "auto"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"MEMORY.md", "session-context.md"} {
+		opts, ok := ow.opts[name]
+		if !ok || !slices.Contains(opts, safefile.NoSyncWhereOrdered) {
+			t.Errorf("%s: Update options %v, want NoSyncWhereOrdered", name, opts)
+		}
 	}
 }

@@ -157,20 +157,29 @@ func expandProjectDir(p, root string) string {
 	return p
 }
 
+// checkExecutable says why path cannot be cairn's binary: missing, not a regular file, or (but
+// on Windows) not executable; nil when it can.
+func checkExecutable(path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s is missing", path)
+	case err != nil:
+		return err
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("%s is not a regular file", path)
+	case runtime.GOOS != "windows" && fi.Mode().Perm()&0o111 == 0:
+		return fmt.Errorf("%s is not executable", path)
+	}
+	return nil
+}
+
 // installedVersion reads the version of the hook binary name at path without running it
 // ([Stamp]): doctor reads what a settings file names, and a settings file can come with a
 // cloned repository. It must be cairn's binary of that name, executable.
 func installedVersion(path, name string) (string, error) {
-	fi, err := os.Stat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return "", fmt.Errorf("%s is missing", path)
-	case err != nil:
+	if err := checkExecutable(path); err != nil {
 		return "", err
-	case !fi.Mode().IsRegular():
-		return "", fmt.Errorf("%s is not a regular file", path)
-	case runtime.GOOS != "windows" && fi.Mode().Perm()&0o111 == 0:
-		return "", fmt.Errorf("%s is not executable", path)
 	}
 	v, pkg, err := Stamp(path)
 	if err != nil {

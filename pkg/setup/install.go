@@ -630,16 +630,8 @@ const versionTimeout = 10 * time.Second
 // binaryVersion runs `path --version` in env and returns the version from its "<name> <version>"
 // line.
 func binaryVersion(ctx context.Context, env project.Env, path, name string) (string, error) {
-	fi, err := os.Stat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return "", fmt.Errorf("%s is missing", path)
-	case err != nil:
+	if err := checkExecutable(path); err != nil {
 		return "", err
-	case !fi.Mode().IsRegular():
-		return "", fmt.Errorf("%s is not a regular file", path)
-	case runtime.GOOS != "windows" && fi.Mode().Perm()&0o111 == 0:
-		return "", fmt.Errorf("%s is not executable", path)
 	}
 	ctx, cancel := context.WithTimeout(ctx, versionTimeout)
 	defer cancel()
