@@ -49,6 +49,10 @@ func Write(p *project.Project, catalog *checkpoint.Catalog, runs *runstate.Runs,
 	var autos []checkpoint.Cataloged // the session's, newest first
 	var last *checkpoint.Cataloged   // its newest checkpoint of either kind
 	var prev *checkpoint.Cataloged   // its hand-off
+	// compacted: an automatic checkpoint comes after the session's hand-off in the catalog.
+	// The catalog's order is the order of writing (times are whole seconds, and a turn's
+	// hand-off and the next /compact can share one), so the order decides, not the times.
+	compacted := false
 	for i := len(cat) - 1; i >= 0; i-- {
 		c := &cat[i]
 		if c.Session != in.SessionID {
@@ -59,6 +63,9 @@ func Write(p *project.Project, catalog *checkpoint.Catalog, runs *runstate.Runs,
 		}
 		switch c.Kind {
 		case checkpoint.KindAuto:
+			if len(autos) == 0 && prev == nil {
+				compacted = true
+			}
 			autos = append(autos, *c)
 		case checkpoint.KindHandoff:
 			if prev == nil {
@@ -88,7 +95,6 @@ func Write(p *project.Project, catalog *checkpoint.Catalog, runs *runstate.Runs,
 	open, done := tasks.Open(all), tasks.Completed(all)
 	print := checkpoint.TaskPrint(open, done)
 
-	compacted := len(autos) > 0 && (prev == nil || autos[0].Time.After(prev.Time))
 	tasksChanged := tr.Tasks || print != "" && (last == nil || last.Tasks != print)
 	if len(tr.Edited) == 0 && !tasksChanged && !compacted {
 		return saved, false, nil

@@ -166,6 +166,35 @@ func TestWriteAfterCompaction(t *testing.T) {
 	}
 }
 
+// A compaction in the same second as the session's last hand-off is still after it: the
+// catalog's times are whole seconds, and on a fast machine a turn, its hand-off and a /compact
+// fit in one. The order of the catalog decides, not the clock.
+func TestWriteAfterCompactionInTheSameSecond(t *testing.T) {
+	w := newWorld(t)
+	w.say(prompt("fix it"), edit(filepath.Join(w.root, "a.go")))
+	if _, written := w.end(); !written {
+		t.Fatal("an edit left no hand-off")
+	}
+	w.say(prompt("does it compile?"))
+	fi, _ := os.Stat(w.tr)
+	if _, _, err := checkpoint.OpenCatalog(w.env()).Auto(checkpoint.AutoInput{
+		SessionID: "s1", Trigger: "manual", Event: fmt.Sprintf("s1/manual/%d", fi.Size()), Now: w.now,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	s, written := w.end()
+	if !written {
+		t.Fatal("a compaction in the hand-off's second left no new hand-off")
+	}
+	data, _ := os.ReadFile(s.Path)
+	if !strings.Contains(string(data), "- does it compile?") {
+		t.Errorf("the new hand-off lacks the last request:\n%s", data)
+	}
+	if _, written := w.end(); written {
+		t.Fatal("the same compaction left a second hand-off")
+	}
+}
+
 // Edits before the last checkpoint's transcript length are not new work.
 func TestWriteSinceLastCheckpoint(t *testing.T) {
 	w := newWorld(t)

@@ -128,6 +128,13 @@ func newCairnProject(t *testing.T) *cairnProject {
 			t.Logf("temp root kept as %s", dst)
 		})
 	}
+	// A failure against a real client is often about timing: log what cairn left, so that a
+	// run on a busy machine can be read afterwards without the temp root.
+	t.Cleanup(func() {
+		if t.Failed() {
+			c.logState(t)
+		}
+	})
 	cmd := exec.Command("sh", filepath.Join(src, "install.sh"), "--project", p.Dir)
 	cmd.Dir = p.Dir
 	cmd.Env = append(append([]string{}, p.Env...), goenv...)
@@ -257,6 +264,51 @@ func (c *cairnProject) checkpoints() []string {
 		}
 	}
 	return out
+}
+
+// logState logs the checkpoints, the catalog, the timeline, cairn.log and the hook runs the
+// transcripts recorded (event, command, exit, duration), for a failed test.
+func (c *cairnProject) logState(t *testing.T) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "state after the failure:\ncheckpoints: %v\n", c.checkpoints())
+	for _, rel := range []string{".claude/state/checkpoint-events.json", "memory/timeline.jsonl", ".claude/state/session.json", ".claude/state/cairn.log"} {
+		data, err := os.ReadFile(filepath.Join(c.Dir, rel))
+		if err != nil {
+			fmt.Fprintf(&b, "--- %s: %v\n", rel, err)
+			continue
+		}
+		fmt.Fprintf(&b, "--- %s (%d bytes):\n%s\n", rel, len(data), tail(string(data), 4000))
+	}
+	trs, _ := filepath.Glob(filepath.Join(c.Home, ".claude", "projects", "*", "*.jsonl"))
+	for _, tr := range trs {
+		data, err := os.ReadFile(tr)
+		if err != nil {
+			continue
+		}
+		fmt.Fprintf(&b, "--- hook runs in %s (%d bytes):\n", filepath.Base(tr), len(data))
+		for _, line := range strings.Split(string(data), "\n") {
+			var l struct {
+				Timestamp  string         `json:"timestamp"`
+				Attachment map[string]any `json:"attachment"`
+			}
+			if json.Unmarshal([]byte(line), &l) != nil || l.Attachment == nil {
+				continue
+			}
+			if _, ok := l.Attachment["hookName"]; !ok {
+				continue
+			}
+			fmt.Fprintf(&b, "%s %v %v exit=%v %vms stderr=%q\n", l.Timestamp, l.Attachment["type"], l.Attachment["hookName"],
+				l.Attachment["exitCode"], l.Attachment["durationMs"], l.Attachment["stderr"])
+		}
+	}
+	t.Log(b.String())
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
 }
 
 func (c *cairnProject) checkpoint(name string) string {
