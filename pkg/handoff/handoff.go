@@ -82,7 +82,7 @@ func Write(p *project.Project, catalog *checkpoint.Catalog, runs *runstate.Runs,
 	}
 	var tr transcript.Handoff
 	if in.TranscriptPath != "" {
-		if tr, err = transcript.ForHandoff(in.TranscriptPath, p.Root, from); err != nil {
+		if tr, err = transcript.ForHandoff(in.TranscriptPath, p.Root, from, false); err != nil {
 			p.Warn("%v", err)
 		}
 	}

@@ -193,3 +193,20 @@ func BenchmarkEditedFilesNoTaskTools(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkForCompaction is PreCompact's one pass: the files edited and the commands run since
+// the last boundary, the last prompts. Against BenchmarkEditedFilesSinceBoundary it shows what
+// the commands cost.
+func BenchmarkForCompaction(b *testing.B) {
+	for _, f := range benchFiles(b) {
+		b.Run(f.name, func(b *testing.B) {
+			b.SetBytes(f.truth.Size - f.truth.LastBoundary)
+			b.ReportAllocs()
+			for b.Loop() {
+				if c, err := ForCompaction(f.path, "/home/dev/project", 5, false); err != nil || len(c.Edited) != len(f.truth.Edited) {
+					b.Fatalf("%d files, %v", len(c.Edited), err)
+				}
+			}
+		})
+	}
+}

@@ -260,29 +260,56 @@ func (lim limits) editedFilesAt(r io.ReaderAt, size int64, root string) ([]strin
 // bound). With wantTasks, tasks reports a task tool used in the lines it read (TodoWrite,
 // TaskCreate, TaskUpdate); without, no line is tested for one.
 func (lim limits) editedSinceAt(r io.ReaderAt, size int64, root string, from, budget int64, wantTasks bool) (out []string, tasks bool, err error) {
+	seg, err := lim.sinceAt(r, size, root, from, budget, wantTasks, nil)
+	return seg.since, seg.tasks, err
+}
+
+// segment is what one backward pass to the last boundary finds.
+type segment struct {
+	since []string  // files edited at or after offset from, most recent first
+	all   []string  // with act: files edited since the boundary, most recent first
+	tasks bool      // a task tool was used at or after from
+	act   *Activity // with act: the commands since the boundary
+}
+
+// sinceAt reads back from the end to the last boundary (and after budget bytes, 0: no bound).
+// Without act it stops at offset from, and gives the files edited after it and, with wantTasks,
+// whether a task tool was used there. With act it goes on to the boundary in the same pass,
+// also collecting every file edited since the boundary and the commands run (activityScan).
+func (lim limits) sinceAt(r io.ReaderAt, size int64, root string, from, budget int64, wantTasks bool, act *activityScan) (seg segment, err error) {
 	var (
-		seen  = map[string]bool{}
-		p     parser
-		s     = newBackScanner(r, size, lim, budget)
-		paths []string // one line's, reused: the paths are copied (clean) before they are kept
+		seen    = map[string]bool{}
+		seenAll = map[string]bool{}
+		p       parser
+		s       = newBackScanner(r, size, lim, budget)
+		paths   []string // one line's, reused: the paths are copied (clean) before they are kept
 	)
-	for len(seen) < maxEditedFiles {
+	for len(seen) < maxEditedFiles && len(seenAll) < maxEditedFiles {
 		l, ok := s.next()
-		if !ok || l.off < from {
+		if !ok || l.off < from && act == nil {
 			break
 		}
+		recent := l.off >= from
 		if mayBeBoundary(l.data) {
 			if e, ok := p.entry(l); ok && !e.sidechain && e.isBoundary() {
 				break
 			}
 		}
-		edit, task := mayEdit(l.data), wantTasks && !tasks && mayTask(l.data)
-		if !edit && !task {
+		if act != nil && isToolResult(l.data) {
+			act.result(l)
+			continue // a user line: no edits, no task tools
+		}
+		edit, task := mayEdit(l.data), recent && wantTasks && !seg.tasks && mayTask(l.data)
+		bash := act != nil && mayBash(l.data)
+		if !edit && !task && !bash {
 			continue
 		}
 		e, ok := p.entry(l)
 		if !ok || e.kind() != "assistant" {
 			continue
+		}
+		if bash {
+			act.commands(e)
 		}
 		paths = paths[:0]
 		e.msg("content").ForEach(func(_, b gjson.Result) bool {
@@ -295,20 +322,28 @@ func (lim limits) editedSinceAt(r io.ReaderAt, size int64, root string, from, bu
 					paths = append(paths, fp)
 				}
 			}
-			if taskTools[name] && !e.sidechain {
-				tasks = true
+			if recent && taskTools[name] && !e.sidechain {
+				seg.tasks = true
 			}
 			return true
 		})
 		for i := len(paths) - 1; i >= 0; i-- { // the last block of a line is the latest
 			// Two spellings of one file (absolute and relative to root) become one entry.
-			if rel := relTo(root, clean(paths[i])); !seen[rel] {
+			rel := relTo(root, clean(paths[i]))
+			if recent && !seen[rel] {
 				seen[rel] = true
-				out = append(out, rel)
+				seg.since = append(seg.since, rel)
+			}
+			if act != nil && !seenAll[rel] {
+				seenAll[rel] = true
+				seg.all = append(seg.all, rel)
 			}
 		}
 	}
-	return out, tasks, s.err
+	if act != nil {
+		seg.act = &act.act
+	}
+	return seg, s.err
 }
 
 // taskTools are the tools that change a session's task list: the todo list of older clients,
@@ -691,6 +726,7 @@ type Compaction struct {
 	Prompts  []string // LastUserPrompts
 	Todos    []Todo   // LastTodos, for sessions without task files
 	HasTodos bool
+	Activity Activity // the commands since the last boundary
 }
 
 // ForCompaction opens the transcript once and reads, from its end, what a compaction records:
@@ -701,10 +737,11 @@ func ForCompaction(path, root string, n int, todos bool) (Compaction, error) {
 	c := Compaction{Size: -1}
 	_, err := withFile(path, func(r io.ReaderAt, size int64) error {
 		c = Compaction{Size: size}
-		var err error
-		if c.Edited, err = defaultLimits.editedFilesAt(r, size, root); err != nil {
+		seg, err := defaultLimits.sinceAt(r, size, root, 0, 0, false, newActivityScan(r, defaultLimits))
+		if err != nil {
 			return err
 		}
+		c.Edited, c.Activity = seg.since, *seg.act
 		if c.Prompts, err = defaultLimits.lastUserPromptsAt(r, size, n); err != nil {
 			return err
 		}
@@ -722,20 +759,32 @@ type Handoff struct {
 	Size     int64    // the transcript's length when it was opened; -1 when there is none
 	Edited   []string // files edited after offset from and after the last boundary, latest first
 	Tasks    bool     // a task tool was used after from and after the last boundary
+	Files    []string // every file edited since the last boundary, most recent first
+	Activity Activity // the commands since the last boundary
+	Todos    []Todo   // with todos: the last TodoWrite list since the last boundary
+	HasTodos bool
 	Prompts  []string // LastWords', when the hand-off is written
 	LastText string
 }
 
-// ForHandoff opens the transcript once and reads, from its end back to offset from (and no
-// further than the last boundary, and 256 MiB), the files edited and whether a task tool was
-// used: what came after the session's last checkpoint. A missing file gives Size -1 and no error.
-func ForHandoff(path, root string, from int64) (Handoff, error) {
+// ForHandoff opens the transcript once and reads, from its end back to the last boundary (and
+// no more than 256 MiB), the files edited and whether a task tool was used after offset from —
+// what came after the session's last checkpoint — and, in the same pass, every file edited and
+// the commands run since the boundary; with todos, the last TodoWrite list. A missing file gives
+// Size -1 and no error.
+func ForHandoff(path, root string, from int64, todos bool) (Handoff, error) {
 	h := Handoff{Size: -1}
 	_, err := withFile(path, func(r io.ReaderAt, size int64) error {
 		h = Handoff{Size: size}
-		var err error
 		lim := defaultLimits
-		h.Edited, h.Tasks, err = lim.editedSinceAt(r, size, root, max(from, 0), lim.maxBackScan, true)
+		seg, err := lim.sinceAt(r, size, root, max(from, 0), lim.maxBackScan, true, newActivityScan(r, lim))
+		if err != nil {
+			return err
+		}
+		h.Edited, h.Tasks, h.Files, h.Activity = seg.since, seg.tasks, seg.all, *seg.act
+		if todos {
+			h.Todos, h.HasTodos, err = lim.lastTodosAt(r, size)
+		}
 		return err
 	})
 	return h, err

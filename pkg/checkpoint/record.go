@@ -1,0 +1,134 @@
+package checkpoint
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/cairn-hooks/cairn/pkg/plain"
+	"github.com/cairn-hooks/cairn/pkg/redact"
+)
+
+// Record is what cairn took from the transcript about what a session did besides editing files
+// (those are files_modified): what Claude Code's compaction summaries drop most — the commands
+// run and what came of them, the last error, the last commit — and what the next turn needs —
+// Claude's open question and stated next step, the user's last requests. The automatic and
+// hand-off checkpoints write it into their Notes as a block of "- key: value" lines
+// (RecordBlock), and the hand-back reads it back from there (ReadRecord): one format, written
+// and read by cairn, and, like every checkpoint's text, only ever handed to the model quoted.
+type Record struct {
+	Commands   []Command // most recent first
+	More       int       // commands run before those, not listed
+	LastError  string
+	LastCommit string   // "<sha> <subject>"
+	Question   string   // the question Claude's last message ended on, unanswered
+	NextStep   string   // the next step Claude's last message stated
+	Requests   []string // the user's last requests, most recent first, as typed
+}
+
+// Command is one shell command of a Record.
+type Command struct {
+	Status string // "exit 0", "exit 1", "not run", "interrupted", "no result"
+	Line   string // the command, one line
+	Output string // for a failure, the most telling output line
+}
+
+// recordHead starts the block; ReadRecord finds it by this line.
+const recordHead = "Session record, from the transcript (secrets redacted):"
+
+// Bounds of a record block: one line per value, a few of each kind.
+const (
+	maxRecordCommands = 12
+	maxRecordRequests = 3
+	maxRecordRunes    = 300
+)
+
+// Empty reports whether r holds nothing to write.
+func (r Record) Empty() bool {
+	return len(r.Commands) == 0 && r.LastError == "" && r.LastCommit == "" && r.Question == "" &&
+		r.NextStep == "" && len(r.Requests) == 0
+}
+
+// RecordBlock writes r as the block a checkpoint's Notes hold, every value redacted and made one
+// line; "" when r is empty.
+func RecordBlock(r Record) string {
+	if r.Empty() {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(recordHead + "\n")
+	line := func(key, v string) {
+		if v = plain.Line(redact.Redact(v), maxRecordRunes); v != "" {
+			b.WriteString("- " + key + ": " + v + "\n")
+		}
+	}
+	line("error", r.LastError)
+	for i, c := range r.Commands {
+		if i == maxRecordCommands {
+			break
+		}
+		v := plain.Line(c.Status, 20) + " | " + plain.Line(redact.Redact(c.Line), maxRecordRunes)
+		if c.Output != "" {
+			v += " | " + plain.Line(redact.Redact(c.Output), maxRecordRunes)
+		}
+		b.WriteString("- command: " + v + "\n")
+	}
+	if more := r.More + max(len(r.Commands)-maxRecordCommands, 0); more > 0 {
+		b.WriteString("- earlier commands: " + strconv.Itoa(more) + "\n")
+	}
+	line("commit", r.LastCommit)
+	line("asked", r.Question)
+	line("next", r.NextStep)
+	for i, q := range r.Requests {
+		if i == maxRecordRequests {
+			break
+		}
+		line("request", q)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// ReadRecord reads the record block back from a checkpoint's Notes; the zero Record when there
+// is none. Lines it does not know are skipped, so that a hand-edited block reads as far as it can.
+func ReadRecord(notes string) Record {
+	var r Record
+	i := strings.Index(notes, recordHead+"\n")
+	if i < 0 {
+		return r
+	}
+	for _, l := range strings.Split(notes[i+len(recordHead)+1:], "\n") {
+		key, v, ok := strings.Cut(strings.TrimPrefix(l, "- "), ": ")
+		if !ok || !strings.HasPrefix(l, "- ") {
+			break // the block ends at its first line of another shape (a blank line)
+		}
+		v = plain.Line(v, maxRecordRunes)
+		switch key {
+		case "error":
+			r.LastError = v
+		case "command":
+			parts := strings.SplitN(v, " | ", 3)
+			c := Command{Status: parts[0]}
+			if len(parts) > 1 {
+				c.Line = parts[1]
+			}
+			if len(parts) > 2 {
+				c.Output = parts[2]
+			}
+			if len(r.Commands) < maxRecordCommands {
+				r.Commands = append(r.Commands, c)
+			}
+		case "earlier commands":
+			r.More, _ = strconv.Atoi(v)
+		case "commit":
+			r.LastCommit = v
+		case "asked":
+			r.Question = v
+		case "next":
+			r.NextStep = v
+		case "request":
+			if len(r.Requests) < maxRecordRequests {
+				r.Requests = append(r.Requests, v)
+			}
+		}
+	}
+	return r
+}

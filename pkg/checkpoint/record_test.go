@@ -1,0 +1,40 @@
+package checkpoint
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// A record written into Notes reads back the same, secrets redacted and lines kept single; the
+// block ends at the first line of another shape.
+func TestRecordRoundTrip(t *testing.T) {
+	r := Record{
+		Commands: []Command{
+			{Status: "exit 1", Line: "go test ./pkg/lexer/", Output: "--- FAIL: TestParse (0.01s)"},
+			{Status: "exit 0", Line: "curl -u admin:hunter22 https://x.example\nsecond line"},
+		},
+		More:       3,
+		LastError:  "--- FAIL: TestParse (0.01s)",
+		LastCommit: "1a2b3c4 lexer: keep state",
+		Question:   "Shall I run the whole suite?",
+		NextStep:   "Next, I'll update the callers.",
+		Requests:   []string{"run the tests", "fix the lexer"},
+	}
+	notes := "Compaction instructions: x\n\n" + RecordBlock(r) + "\n\n3 files edited since the last compaction (files_modified)."
+	got := ReadRecord(notes)
+	if strings.Contains(notes, "hunter22") {
+		t.Errorf("the block kept a secret:\n%s", notes)
+	}
+	want := r
+	want.Commands = []Command{r.Commands[0], {Status: "exit 0", Line: got.Commands[1].Line}}
+	if !strings.HasPrefix(got.Commands[1].Line, "curl -u ") || strings.Contains(got.Commands[1].Line, "\n") {
+		t.Errorf("command line %q", got.Commands[1].Line)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("read back\n got %#v\nwant %#v\nfrom:\n%s", got, want, notes)
+	}
+	if !reflect.DeepEqual(ReadRecord("no record here"), Record{}) || RecordBlock(Record{}) != "" {
+		t.Error("an empty record is not empty")
+	}
+}

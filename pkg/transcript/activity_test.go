@@ -1,0 +1,133 @@
+package transcript
+
+import (
+	"os"
+	"reflect"
+	"testing"
+)
+
+// Bash lines in the shapes Claude Code 2.1.332 writes (recorded against the real client in
+// the e2e harness): the tool use on an assistant line, its result on a user line with a
+// top-level toolUseResult — an object for a command that exited 0, an "Error: Exit code N"
+// string otherwise.
+func bashUse(id, cmd string) string {
+	return asst("msg_"+id, `"isSidechain":false,`, `{"type":"tool_use","id":`+jsonString(id)+`,"name":"Bash","input":{"command":`+jsonString(cmd)+`,"description":"Run it"}}`)
+}
+
+func bashResult(id, content string, isError bool) string {
+	extra := `"toolUseResult":{"stdout":` + jsonString(content) + `,"stderr":"","interrupted":false,"isImage":false,"noOutputExpected":false}`
+	flag := "false"
+	if isError {
+		flag = "true"
+		extra = `"toolUseResult":` + jsonString("Error: "+content)
+	}
+	return `{"parentUuid":"x","isSidechain":false,"type":"user","message":{"role":"user","content":[{"type":"tool_result","content":` +
+		jsonString(content) + `,"is_error":` + flag + `,"tool_use_id":` + jsonString(id) + `}]},"uuid":"u","timestamp":"t",` + extra + `}`
+}
+
+func TestForCompactionActivity(t *testing.T) {
+	path := writeLines(t,
+		bashUse("t0", "make old"), bashResult("t0", "Exit code 2\nold failure", true),
+		compactBoundary,
+		prompt("run the tests"),
+		bashUse("t1", "go test ./pkg/lexer/"),
+		bashResult("t1", "Exit code 1\n--- FAIL: TestParse (0.01s)\n    parse_test.go:12: want 3, got 4\nFAIL\nFAIL\texample.com/lexer\t0.01s", true),
+		assistantToolUse,
+		userToolResult,
+		bashUse("t2", "git add -A &&\ngit commit -m 'lexer: keep state'"),
+		bashResult("t2", "[main 1a2b3c4] lexer: keep state\n 1 file changed, 2 insertions(+)", false),
+		bashUse("t3", "rm -rf /"),
+		bashResult("t3", "<tool_use_error>Error: Permission to use Bash with command rm -rf / has been denied.</tool_use_error>", true),
+		bashUse("t4", "sleep 100"), // no result yet: the compaction came first
+	)
+	c, err := ForCompaction(path, "/home/me/proj", 3, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Command{
+		{Line: "sleep 100", Status: "no result"},
+		{Line: "rm -rf /", Status: "not run", Output: "Permission to use Bash with command rm -rf / has been denied."},
+		{Line: "git add -A &&; git commit -m 'lexer: keep state'", Status: "exit 0"},
+		{Line: "go test ./pkg/lexer/", Status: "exit 1", Output: "--- FAIL: TestParse (0.01s) — parse_test.go:12: want 3, got 4"},
+	}
+	if !reflect.DeepEqual(c.Activity.Commands, want) {
+		t.Errorf("commands:\n got %#v\nwant %#v", c.Activity.Commands, want)
+	}
+	if c.Activity.LastError != want[3].Output {
+		t.Errorf("last error %q", c.Activity.LastError)
+	}
+	if c.Activity.LastCommit != "1a2b3c4 lexer: keep state" {
+		t.Errorf("last commit %q", c.Activity.LastCommit)
+	}
+	if !reflect.DeepEqual(c.Edited, []string{"src/main.go"}) {
+		t.Errorf("edited %v", c.Edited)
+	}
+}
+
+// More commands than the list holds: the newest are listed, the rest counted, and the last
+// error is still the newest failure's even when it is past the list.
+func TestActivityBounds(t *testing.T) {
+	lines := []string{bashUse("f", "go vet ./..."), bashResult("f", "Exit code 1\nvet: undefined: x", true)}
+	for i := range maxCommands + 3 {
+		id := "ok" + itoa(i)
+		lines = append(lines, bashUse(id, "echo "+itoa(i)), bashResult(id, itoa(i), false))
+	}
+	c, err := ForCompaction(writeLines(t, lines...), "", 1, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := c.Activity
+	if len(a.Commands) != maxCommands || a.More != 4 || a.Commands[0].Line != "echo "+itoa(maxCommands+2) {
+		t.Errorf("%d commands, %d more, first %+v", len(a.Commands), a.More, a.Commands[0])
+	}
+	if a.LastError != "vet: undefined: x" {
+		t.Errorf("last error %q", a.LastError)
+	}
+}
+
+// The hand-off's pass: work since offset from decides, every file since the boundary is listed.
+func TestForHandoffFilesSinceBoundary(t *testing.T) {
+	first := asst("m1", "", toolUseBlock("Edit", `{"file_path":"/p/a.go"}`))
+	head := writeLines(t, compactBoundary, first)
+	from := int64(len(readFile(t, head)))
+	path := writeLines(t, compactBoundary, first, asst("m2", "", toolUseBlock("Write", `{"file_path":"/p/b.go"}`)),
+		bashUse("t1", "go build"), bashResult("t1", "", false),
+		asst("m3", "", toolUseBlock("TodoWrite", `{"todos":[{"content":"Wire the lexer","status":"in_progress","activeForm":"Wiring"}]}`)))
+	h, err := ForHandoff(path, "/p", from, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(h.Edited, []string{"b.go"}) || !reflect.DeepEqual(h.Files, []string{"b.go", "a.go"}) {
+		t.Errorf("edited %v, files %v", h.Edited, h.Files)
+	}
+	if !h.Tasks || !h.HasTodos || len(h.Todos) != 1 || h.Todos[0].Subject != "Wire the lexer" {
+		t.Errorf("tasks %v, todos %+v", h.Tasks, h.Todos)
+	}
+	if len(h.Activity.Commands) != 1 || h.Activity.Commands[0].Status != "exit 0" {
+		t.Errorf("commands %+v", h.Activity.Commands)
+	}
+}
+
+func TestPending(t *testing.T) {
+	for _, c := range []struct{ text, q, next string }{
+		{"Fixed the parser. Shall I run the whole suite?", "Shall I run the whole suite?", ""},
+		{"Should I keep the old API? I think not.\n\nNext, I'll update the callers.", "", "Next, I'll update the callers."},
+		{"Done. Which branch should this go to?\nThanks.", "Which branch should this go to?", ""},
+		{"All green.", "", ""},
+		{"1. Parsed the file.\n2. The next step is wiring it into main.go.", "", "The next step is wiring it into main.go."},
+	} {
+		q, n := Pending(c.text)
+		if q != c.q || n != c.next {
+			t.Errorf("Pending(%q) = %q, %q; want %q, %q", c.text, q, n, c.q, c.next)
+		}
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
