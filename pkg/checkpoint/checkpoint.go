@@ -70,8 +70,8 @@ const Untitled = "untitled"
 // (2026-04-18T14:30:00-07:00); Go's RFC3339 would write "Z" for UTC.
 const timestampLayout = "2006-01-02T15:04:05-07:00"
 
-// nameLayout is the filename prefix: the original workflow's `date +%Y%m%d-%H%M%S`, local time.
-const nameLayout = "20060102-150405"
+// NameLayout is the filename prefix: the original workflow's `date +%Y%m%d-%H%M%S`, local time.
+const NameLayout = "20060102-150405"
 
 // Dir returns the checkpoint directory of the project at root: memory/projects/<name>/checkpoints,
 // where name is the base name of the checkout's real path, so that the same checkout reached
@@ -216,12 +216,12 @@ func Render(e Entry) []byte {
 		}
 	}
 	b.WriteString("---\n")
-	return renderBody(&b, e, redact.Redact)
+	return RenderBody(&b, e, redact.Redact)
 }
 
-// renderBody appends what follows the frontmatter: a blank line, the "## Working on:" heading
+// RenderBody appends what follows the frontmatter: a blank line, the "## Working on:" heading
 // and the four sections, each passed through clean (redact.Redact) first.
-func renderBody(b *bytes.Buffer, e Entry, clean func(string) string) []byte {
+func RenderBody(b *bytes.Buffer, e Entry, clean func(string) string) []byte {
 	b.WriteString("\n" + workingOn + DisplayTitle(e.Title) + "\n")
 	for i, body := range [4]string{e.Summary, e.Decisions, e.Remaining, e.Notes} {
 		fmt.Fprintf(b, "\n### %s\n\n", headings[i])
@@ -361,7 +361,7 @@ func Save(files safefile.Writer, root string, e Entry, opts ...safefile.Option) 
 		e.Title = slug
 	}
 	content := Render(e)
-	base := e.Time.Format(nameLayout) + "-" + slug
+	base := e.Time.Format(NameLayout) + "-" + slug
 	dir := Dir(root)
 	name := base + ".md"
 	for attempt := 0; attempt < maxAttempts; attempt++ {
@@ -369,7 +369,7 @@ func Save(files safefile.Writer, root string, e Entry, opts ...safefile.Option) 
 			name = base + "-" + randomSuffix() + ".md"
 		}
 		path := filepath.Join(dir, name)
-		created, err := files.Create(path, content, checkpointPerm, opts...)
+		created, err := files.Create(path, content, Perm, opts...)
 		if err != nil {
 			return Saved{}, err
 		}
@@ -379,6 +379,12 @@ func Save(files safefile.Writer, root string, e Entry, opts ...safefile.Option) 
 		return Saved{Path: path, Rel: rel(root, path), Title: slug}, nil
 	}
 	return Saved{}, fmt.Errorf("%s: %d names taken in a row; not saving", rel(root, filepath.Join(dir, base+".md")), maxAttempts)
+}
+
+// SavedAt names an existing checkpoint as Save names the one it writes.
+func SavedAt(root, path string) Saved {
+	title, _, _ := SplitName(filepath.Base(path))
+	return Saved{Path: path, Rel: rel(root, path), Title: title}
 }
 
 func randomSuffix() string {
@@ -398,8 +404,8 @@ func rel(root, path string) string {
 	return filepath.ToSlash(r)
 }
 
-// checkpointPerm is the mode of a checkpoint: people read and commit them.
-const checkpointPerm fs.FileMode = 0o644
+// Perm is the mode of a checkpoint: people read and commit them.
+const Perm fs.FileMode = 0o644
 
 // FormatDuration writes a session duration as the CONTEXT SAVED and RESUMING CONTEXT blocks show
 // it: "45s", "12m", "1h 23m".

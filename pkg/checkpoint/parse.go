@@ -8,7 +8,6 @@ import (
 
 	"github.com/cairn-hooks/cairn/pkg/flatmatter"
 	"github.com/cairn-hooks/cairn/pkg/plain"
-	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
 
 // This file reads checkpoints without YAML, which is what the hooks need: PreCompact looks for
@@ -70,17 +69,6 @@ func ReadFrontmatter(fm map[string]any) Frontmatter {
 		}
 	}
 	return c
-}
-
-// eventOf reads the event of the checkpoint at path from its first 64 KiB with the line reader:
-// Auto wrote that line itself (Render), and the line reader reads what Render writes as YAML does.
-func eventOf(root, path string) (string, bool) {
-	data, err := safefile.ReadHead(root, path, 64<<10)
-	if err != nil {
-		return "", false
-	}
-	fm, _ := SplitLoose(data)
-	return ReadFrontmatter(fm).Event, true
 }
 
 // MaxRead bounds how much of a checkpoint file is read: one written by cairn is a few KiB, so a

@@ -1,4 +1,4 @@
-package checkpoint
+package catalog
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/cairn-hooks/cairn/pkg/checkpoint"
 	"github.com/cairn-hooks/cairn/pkg/jsonw"
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
@@ -78,14 +79,14 @@ func readCatalog(data []byte) []Cataloged {
 		if f.Type != gjson.String || !isCheckpointFile(f.Str) {
 			return true // a catalog is a file in the project: it names checkpoints, nothing else
 		}
-		c := Cataloged{File: f.Str, Kind: KindAuto, Size: -1}
+		c := Cataloged{File: f.Str, Kind: checkpoint.KindAuto, Size: -1}
 		v.ForEach(func(k, v gjson.Result) bool {
 			switch k.Str {
 			case "event":
 				c.Event = v.String()
 			case "kind":
-				if v.Str == KindHandoff {
-					c.Kind = KindHandoff
+				if v.Str == checkpoint.KindHandoff {
+					c.Kind = checkpoint.KindHandoff
 				}
 			case "session":
 				c.Session = v.String()
@@ -110,7 +111,7 @@ func readCatalog(data []byte) []Cataloged {
 			}
 		}
 		if c.Time.IsZero() {
-			_, c.Time, _ = SplitName(filepath.Base(filepath.FromSlash(c.File)))
+			_, c.Time, _ = checkpoint.SplitName(filepath.Base(filepath.FromSlash(c.File)))
 		}
 		out = append(out, c)
 		return true
@@ -124,7 +125,7 @@ func readCatalog(data []byte) []Cataloged {
 func isCheckpointFile(f string) bool {
 	parts := strings.Split(f, "/")
 	return len(parts) == 5 && parts[0] == "memory" && parts[1] == "projects" && parts[2] != "" &&
-		parts[2] != "." && parts[2] != ".." && !strings.Contains(parts[2], `\`) && parts[3] == "checkpoints" && IsName(parts[4])
+		parts[2] != "." && parts[2] != ".." && !strings.Contains(parts[2], `\`) && parts[3] == "checkpoints" && checkpoint.IsName(parts[4])
 }
 
 // writeCatalog writes the catalog one entry a line, oldest first.
@@ -144,7 +145,7 @@ func writeCatalog(cat []Cataloged) []byte {
 		if !c.Time.IsZero() {
 			o.Str("time", c.Time.UTC().Format(time.RFC3339))
 		}
-		if c.Size >= 0 && c.Kind == KindHandoff {
+		if c.Size >= 0 && c.Kind == checkpoint.KindHandoff {
 			o.Int("size", c.Size)
 		}
 		o.StrOmitEmpty("line", c.Line)
@@ -248,29 +249,29 @@ func (x *Catalog) warnf(format string, args ...any) {
 // rebuild reads the catalog's entries back from the automatic checkpoints and hand-offs in the
 // checkpoint directory, oldest first, at most maxCatalog of them (the newest).
 func (x *Catalog) rebuild() []Cataloged {
-	names, _ := Names(x.root)
+	names, _ := checkpoint.Names(x.root)
 	var out []Cataloged
 	for i := len(names) - 1; i >= 0 && len(out) < maxCatalog; i-- {
 		n := names[i]
-		title, _, _ := SplitName(n)
+		title, _, _ := checkpoint.SplitName(n)
 		auto := strings.HasPrefix(title, "before-") || strings.HasPrefix(title, "auto-")
 		if !auto && !strings.HasPrefix(title, "handoff") && title != "session-handoff" {
 			continue // a saved checkpoint: never in the catalog
 		}
-		p := filepath.Join(Dir(x.root), n)
+		p := filepath.Join(checkpoint.Dir(x.root), n)
 		data, err := safefile.ReadHead(x.root, p, 64<<10)
 		if err != nil {
 			continue
 		}
-		fields, _ := SplitLoose(data)
-		fm := ReadFrontmatter(fields)
-		c := Cataloged{File: rel(x.root, p), Kind: fm.Kind, Branch: fm.Branch, Time: fm.Time, Event: fm.Event, Session: fm.Session, Size: -1}
+		fields, _ := checkpoint.SplitLoose(data)
+		fm := checkpoint.ReadFrontmatter(fields)
+		c := Cataloged{File: checkpoint.SavedAt(x.root, p).Rel, Kind: fm.Kind, Branch: fm.Branch, Time: fm.Time, Event: fm.Event, Session: fm.Session, Size: -1}
 		switch fm.Kind {
-		case KindAuto:
+		case checkpoint.KindAuto:
 			if id, ok := ParseCompactionID(fm.Event); ok {
 				c.Session = id.Session
 			}
-		case KindHandoff:
+		case checkpoint.KindHandoff:
 			if h, ok := ReadHandoff(x.root, p); ok {
 				c.Session, c.Line = h.Session, h.Doing
 			}
@@ -278,7 +279,7 @@ func (x *Catalog) rebuild() []Cataloged {
 			continue
 		}
 		if c.Time.IsZero() {
-			_, c.Time, _ = SplitName(n)
+			_, c.Time, _ = checkpoint.SplitName(n)
 		}
 		out = append(out, c)
 	}
@@ -307,7 +308,7 @@ func (x *Catalog) Latest(kind, session, branch string) (Cataloged, bool) {
 // compaction costs a stat and two small reads, not a transcript scan.
 func (x *Catalog) Recorded(event string) bool {
 	for _, c := range x.Entries() {
-		if c.Kind == KindAuto && c.Event == event && c.exists(x.root) {
+		if c.Kind == checkpoint.KindAuto && c.Event == event && c.exists(x.root) {
 			return true
 		}
 	}
@@ -374,8 +375,8 @@ func prune(files safefile.Writer, root string, now time.Time, session string, dr
 			errs = append(errs, fmt.Errorf("%s: %w", c.File, err))
 			continue
 		}
-		fm, _ := SplitLoose(data)
-		k := ReadFrontmatter(fm).Kind
+		fm, _ := checkpoint.SplitLoose(data)
+		k := checkpoint.ReadFrontmatter(fm).Kind
 		if k != c.Kind {
 			note = "not removed: its kind is now " + k + ", so it is no longer cairn's to prune"
 		}

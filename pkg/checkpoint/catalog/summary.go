@@ -1,4 +1,4 @@
-package checkpoint
+package catalog
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/cairn-hooks/cairn/pkg/checkpoint"
 	"github.com/cairn-hooks/cairn/pkg/flatmatter"
 	"github.com/cairn-hooks/cairn/pkg/plain"
 	"github.com/cairn-hooks/cairn/pkg/runstate"
@@ -65,7 +66,7 @@ var ErrNotAuto = errors.New("not an automatic checkpoint")
 // and a repeat with the same summary changes nothing (changed false). A checkpoint whose kind is
 // no longer auto is left alone (ErrNotAuto).
 func AttachSummary(files safefile.Writer, root string, c Cataloged, summary string) (changed bool, err error) {
-	return files.Update(c.Path(root), checkpointPerm, func(old []byte, exists bool) ([]byte, error) {
+	return files.Update(c.Path(root), checkpoint.Perm, func(old []byte, exists bool) ([]byte, error) {
 		if !exists {
 			return nil, fmt.Errorf("%s: %w", c.File, fs.ErrNotExist)
 		}
@@ -73,11 +74,11 @@ func AttachSummary(files safefile.Writer, root string, c Cataloged, summary stri
 		if !closed {
 			return nil, fmt.Errorf("%s: %w", c.File, ErrNotAuto)
 		}
-		fm := ReadFrontmatter(fields)
-		if fm.Kind != KindAuto {
+		fm := checkpoint.ReadFrontmatter(fields)
+		if fm.Kind != checkpoint.KindAuto {
 			return nil, fmt.Errorf("%s: %w", c.File, ErrNotAuto)
 		}
-		heading, sec := ParseBody(body)
+		heading, sec := checkpoint.ParseBody(body)
 		own := sec.Summary // cairn's lines, before any summary attached already
 		if strings.HasPrefix(own, SummaryLabel) {
 			own = ""
@@ -103,8 +104,8 @@ func AttachSummary(files safefile.Writer, root string, c Cataloged, summary stri
 		// Every section was redacted when the checkpoint was written, the summary by
 		// CompactSummary: a second pass over a long summary would cost PostCompact a third of
 		// its budget and change nothing.
-		return renderBody(&b, Entry{Title: heading, Sections: sec}, func(s string) string { return s }), nil
-	}, safefile.Limit(MaxRead))
+		return checkpoint.RenderBody(&b, checkpoint.Entry{Title: heading, Sections: sec}, func(s string) string { return s }), nil
+	}, safefile.Limit(checkpoint.MaxRead))
 }
 
 // ClaudeSummary returns the Claude Code summary an automatic checkpoint's Summary section

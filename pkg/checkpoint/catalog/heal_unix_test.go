@@ -1,6 +1,6 @@
 //go:build unix
 
-package checkpoint
+package catalog
 
 import (
 	"os"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-hooks/cairn/pkg/checkpoint"
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
@@ -50,7 +51,7 @@ func TestCatalogHeals(t *testing.T) {
 			p := &project.Project{Root: root, Files: safefile.Disk{Roots: []string{root}},
 				Warn: func(f string, a ...any) { warnings = append(warnings, f) }}
 			x := OpenCatalog(p)
-			if c, ok := x.Latest(KindHandoff, "s0", "main"); !ok || c.Line != "the lexer" {
+			if c, ok := x.Latest(checkpoint.KindHandoff, "s0", "main"); !ok || c.Line != "the lexer" {
 				t.Fatalf("the rebuilt catalog lacks the hand-off: %+v", x.Entries())
 			}
 			in := autoInput()
