@@ -33,7 +33,7 @@ func main() {
 
 func run(ctx context.Context, inv *hookio.Invocation) error {
 	in := hookio.ParsePostCompact(inv.Payload)
-	return compaction.Summarize(inv.Project, catalog.OpenCatalog(inv.Project), runstate.Open(inv.Project),
+	return compaction.Summarize(inv.Project, catalog.Open(inv.Project), runstate.Open(inv.Project),
 		compaction.Input{SessionID: in.SessionID, TranscriptPath: in.TranscriptPath, Trigger: in.Trigger},
 		in.CompactSummary,
 	)

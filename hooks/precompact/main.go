@@ -39,7 +39,7 @@ func main() {
 
 func run(ctx context.Context, inv *hookio.Invocation) error {
 	in := hookio.ParsePreCompact(inv.Payload)
-	return compaction.Record(inv.Project, catalog.OpenCatalog(inv.Project), runstate.Open(inv.Project),
+	return compaction.Record(inv.Project, catalog.Open(inv.Project), runstate.Open(inv.Project),
 		compaction.Input{SessionID: in.SessionID, TranscriptPath: in.TranscriptPath, Trigger: in.Trigger, Instructions: in.CustomInstructions},
 	)
 }

@@ -70,7 +70,7 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 		errs = append(errs, fmt.Errorf("parked items: %w", err))
 	}
 	if in.SessionID != "" {
-		if _, _, err := handoff.Write(inv.Project, catalog.OpenCatalog(inv.Project), runstate.Open(inv.Project),
+		if _, _, err := handoff.Write(inv.Project, catalog.Open(inv.Project), runstate.Open(inv.Project),
 			handoff.Input{SessionID: in.SessionID, TranscriptPath: in.TranscriptPath, Reason: in.Reason},
 		); err != nil {
 			errs = append(errs, fmt.Errorf("hand-off: %w", err))

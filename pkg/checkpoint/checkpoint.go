@@ -40,9 +40,9 @@ const (
 	KindHandoff = "handoff" // by SessionEnd, one per session that did work
 )
 
-// KindOf is a checkpoint's kind as its frontmatter gives it; a checkpoint written before kinds
+// kindOf is a checkpoint's kind as its frontmatter gives it; a checkpoint written before kinds
 // existed is auto when its status is, else saved.
-func KindOf(kind, status string) string {
+func kindOf(kind, status string) string {
 	switch kind {
 	case KindSaved, KindAuto, KindHandoff:
 		return kind
@@ -191,7 +191,7 @@ func Render(e Entry) []byte {
 		status = StatusInProgress
 	}
 	fmt.Fprintf(&b, "status: %s\n", yamlScalar(status))
-	fmt.Fprintf(&b, "kind: %s\n", KindOf(e.Kind, status))
+	fmt.Fprintf(&b, "kind: %s\n", kindOf(e.Kind, status))
 	fmt.Fprintf(&b, "branch: %s\n", yamlScalar(redact.Redact(e.Branch)))
 	fmt.Fprintf(&b, "timestamp: %s\n", e.Time.Format(timestampLayout))
 	if e.HasDuration {

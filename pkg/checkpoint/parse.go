@@ -19,7 +19,7 @@ import (
 // unreadable.
 type Frontmatter struct {
 	Status      string
-	Kind        string // KindSaved, KindAuto or KindHandoff (see KindOf)
+	Kind        string // KindSaved, KindAuto or KindHandoff (see kindOf)
 	Branch      string
 	Timestamp   string    // as written
 	Time        time.Time // Timestamp parsed, when it parses
@@ -35,7 +35,7 @@ type Frontmatter struct {
 func ReadFrontmatter(fm map[string]any) Frontmatter {
 	var c Frontmatter
 	c.Status = plain.Line(scalar(fm["status"]), 0)
-	c.Kind = KindOf(plain.Line(scalar(fm["kind"]), 0), c.Status)
+	c.Kind = kindOf(plain.Line(scalar(fm["kind"]), 0), c.Status)
 	c.Branch = plain.Line(scalar(fm["branch"]), 0)
 	c.Event = plain.Line(scalar(fm["event"]), 0)
 	c.Session = plain.Line(scalar(fm["session"]), 0)

@@ -145,7 +145,7 @@ func Text(p *project.Project, cat *catalog.Catalog, runs *runstate.Runs, s Start
 // says comes from the hand-off file itself, and only a hand-off of a session Claude Code ran on
 // this machine (p.SessionRanHere) is pointed to — a clone can commit a catalog and checkpoints,
 // but not the user's transcripts. Nothing dated in the future is the newest.
-func handoffPointer(p *project.Project, cat []catalog.Cataloged, sid, branch string, now time.Time) string {
+func handoffPointer(p *project.Project, cat []catalog.Entry, sid, branch string, now time.Time) string {
 	read := 0
 	for i := len(cat) - 1; i >= 0 && read < maxPointerReads; i-- {
 		c := cat[i]

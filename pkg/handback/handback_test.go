@@ -80,7 +80,7 @@ func pointerWorld(t *testing.T) pointerFixture {
 // handoff writes a hand-off; ranHere gives its session a transcript in this machine's config.
 func (w pointerFixture) handoff(t *testing.T, h catalog.HandoffInput, ranHere bool) {
 	t.Helper()
-	if _, err := catalog.OpenCatalog(w.p).Handoff(h); err != nil {
+	if _, err := catalog.Open(w.p).Handoff(h); err != nil {
 		t.Fatal(err)
 	}
 	if ranHere {
@@ -90,8 +90,8 @@ func (w pointerFixture) handoff(t *testing.T, h catalog.HandoffInput, ranHere bo
 	}
 }
 
-func (w pointerFixture) entries() []catalog.Cataloged {
-	return catalog.OpenCatalog(w.p).Entries()
+func (w pointerFixture) entries() []catalog.Entry {
+	return catalog.Open(w.p).Entries()
 }
 
 func TestEnabled(t *testing.T) {
@@ -146,8 +146,8 @@ func (f fixture) world(env project.Env) *project.Project {
 	return &project.Project{Root: f.root, Config: f.config, Env: env, Files: f.files, Now: func() time.Time { return f.now }, Warn: func(string, ...any) {}}
 }
 
-func (f fixture) autoCheckpoints() []catalog.Cataloged {
-	var out []catalog.Cataloged
+func (f fixture) autoCheckpoints() []catalog.Entry {
+	var out []catalog.Entry
 	for _, c := range f.catalog().Entries() {
 		if c.Kind == checkpoint.KindAuto {
 			out = append(out, c)
@@ -165,11 +165,11 @@ func (f fixture) precompact(t *testing.T) {
 	}
 }
 
-func (f fixture) catalog() *catalog.Catalog { return catalog.OpenCatalog(f.world(nil)) }
+func (f fixture) catalog() *catalog.Catalog { return catalog.Open(f.world(nil)) }
 
 func text(t *testing.T, c call) string {
 	t.Helper()
-	out, err := Text(c.p, catalog.OpenCatalog(c.p), c.runs, c.s)
+	out, err := Text(c.p, catalog.Open(c.p), c.runs, c.s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +295,7 @@ func TestTextRunError(t *testing.T) {
 	os.MkdirAll(filepath.Join(f.root, ".agents", "runs"), 0o755)
 	os.WriteFile(filepath.Join(f.root, ".agents", "runs", "active"), []byte("../../outside\n"), 0o644)
 	c := f.start("startup", nil)
-	if _, err := Text(c.p, catalog.OpenCatalog(c.p), c.runs, c.s); err == nil {
+	if _, err := Text(c.p, catalog.Open(c.p), c.runs, c.s); err == nil {
 		t.Error("no error for a damaged run")
 	}
 }

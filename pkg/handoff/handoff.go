@@ -47,9 +47,9 @@ func Write(p *project.Project, cat *catalog.Catalog, runs *runstate.Runs, in Inp
 		return saved, false, errors.New("no session_id in the payload")
 	}
 	entries := cat.Entries()
-	var autos []catalog.Cataloged // the session's, newest first
-	var last *catalog.Cataloged   // its newest checkpoint of either kind
-	var prev *catalog.Cataloged   // its hand-off
+	var autos []catalog.Entry // the session's, newest first
+	var last *catalog.Entry   // its newest checkpoint of either kind
+	var prev *catalog.Entry   // its hand-off
 	// compacted: an automatic checkpoint comes after the session's hand-off in the catalog.
 	// The catalog's order is the order of writing (times are whole seconds, and a turn's
 	// hand-off and the next /compact can share one), so the order decides, not the times.
@@ -145,7 +145,7 @@ func Write(p *project.Project, cat *catalog.Catalog, runs *runstate.Runs, in Inp
 }
 
 // sizeOf is the transcript length a checkpoint of the catalog was taken at; 0 when unknown.
-func sizeOf(c catalog.Cataloged) int64 {
+func sizeOf(c catalog.Entry) int64 {
 	if c.Kind == checkpoint.KindHandoff {
 		return max(c.Size, 0)
 	}
@@ -156,7 +156,7 @@ func sizeOf(c catalog.Cataloged) int64 {
 }
 
 // readAuto reads Claude Code's summary and the files an automatic checkpoint kept.
-func readAuto(root string, c catalog.Cataloged) (summary string, files []string) {
+func readAuto(root string, c catalog.Entry) (summary string, files []string) {
 	data, err := safefile.ReadHead(root, c.Path(root), checkpoint.MaxRead)
 	if err != nil {
 		return "", nil

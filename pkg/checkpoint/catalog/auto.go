@@ -67,12 +67,12 @@ func (x *Catalog) Auto(in AutoInput) (saved checkpoint.Saved, written bool, err 
 	if trigger == "" {
 		trigger = "unknown"
 	}
-	err = x.writeCataloged(in.Now, in.SessionID, func(cat []Cataloged) (Cataloged, bool, []Cataloged, error) {
+	err = x.writeCataloged(in.Now, in.SessionID, func(cat []Entry) (Entry, bool, []Entry, error) {
 		written = false
 		for _, c := range cat {
 			if c.Kind == checkpoint.KindAuto && c.Event == in.Event && c.exists(root) {
 				saved = checkpoint.SavedAt(root, c.Path(root))
-				return Cataloged{}, false, nil, nil
+				return Entry{}, false, nil, nil
 			}
 		}
 		if p, ok := findEvent(root, in.Event); ok {
@@ -80,11 +80,11 @@ func (x *Catalog) Auto(in AutoInput) (saved checkpoint.Saved, written bool, err 
 		} else {
 			var err error
 			if saved, err = checkpoint.Save(files, root, autoEntry(in, trigger)); err != nil {
-				return Cataloged{}, false, nil, err
+				return Entry{}, false, nil, err
 			}
 			written = true
 		}
-		return Cataloged{Event: in.Event, File: saved.Rel, Kind: checkpoint.KindAuto, Session: in.SessionID, Branch: in.Branch, Time: in.Now, Size: -1, Tasks: TaskPrint(in.Open, in.Completed)}, true, nil, nil
+		return Entry{Event: in.Event, File: saved.Rel, Kind: checkpoint.KindAuto, Session: in.SessionID, Branch: in.Branch, Time: in.Now, Size: -1, Tasks: TaskPrint(in.Open, in.Completed)}, true, nil, nil
 	})
 	return saved, written, err
 }

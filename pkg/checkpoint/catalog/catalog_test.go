@@ -55,7 +55,7 @@ func TestCatalogReadsEarlierIndex(t *testing.T) {
 }
 
 func TestCatalogRoundTrip(t *testing.T) {
-	in := []Cataloged{
+	in := []Entry{
 		{Event: "s1/manual/5", File: "memory/projects/p/checkpoints/20260418-143000-a.md", Kind: checkpoint.KindAuto, Session: "s1", Branch: "main", Time: t0.UTC(), Size: -1, Tasks: "x1"},
 		{File: "memory/projects/my proj/checkpoints/20260418-153000-b-\"quoted\".md", Kind: checkpoint.KindHandoff, Session: "s2", Branch: "feat/ü", Time: t0.Add(time.Hour).UTC(), Size: 1234, Line: "fix the\tlexer"},
 	}
@@ -225,7 +225,7 @@ func TestAttachSummary(t *testing.T) {
 	body := string(after[fmEnd:])
 	for _, want := range []string{
 		"### Summary\n\nAutomatic checkpoint taken by cairn before a manual compaction of session sess-1.",
-		"Completed tasks:\n- parser\n\n" + SummaryLabel + "\n\n1. Primary request: fix the lexer.\n\\## Notes\nkey [REDACTED]\n\n### Decisions Made",
+		"Completed tasks:\n- parser\n\n" + summaryLabel + "\n\n1. Primary request: fix the lexer.\n\\## Notes\nkey [REDACTED]\n\n### Decisions Made",
 		decisionsInSummary + " See also the run's MEMORY.md, ## Decisions.",
 		"### Notes\n\nCompaction instructions:",
 	} {
@@ -241,7 +241,7 @@ func TestAttachSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	again, _ := os.ReadFile(s.Path)
-	if strings.Count(string(again), SummaryLabel) != 1 || !strings.Contains(string(again), SummaryLabel+"\n\nsecond\n\n### Decisions") {
+	if strings.Count(string(again), summaryLabel) != 1 || !strings.Contains(string(again), summaryLabel+"\n\nsecond\n\n### Decisions") {
 		t.Fatalf("%s", again)
 	}
 	if got := summaryOf(t, s.Path); got != "second" {
@@ -249,7 +249,7 @@ func TestAttachSummary(t *testing.T) {
 	}
 	// A checkpoint that is not automatic is never rewritten.
 	mine, _ := checkpoint.Save(disk(root), root, checkpoint.Entry{Title: "mine", Time: t0, Sections: checkpoint.Sections{Summary: "x"}})
-	if _, err := AttachSummary(disk(root), root, Cataloged{File: mine.Rel}, "s"); err == nil {
+	if _, err := AttachSummary(disk(root), root, Entry{File: mine.Rel}, "s"); err == nil {
 		t.Fatal("a saved checkpoint took a summary")
 	}
 }

@@ -55,8 +55,8 @@ type HandoffInput struct {
 func (x *Catalog) Handoff(in HandoffInput) (checkpoint.Saved, error) {
 	files, root := x.files, x.root
 	var saved checkpoint.Saved
-	err := x.writeCataloged(in.Now, in.SessionID, func(cat []Cataloged) (Cataloged, bool, []Cataloged, error) {
-		var old []Cataloged
+	err := x.writeCataloged(in.Now, in.SessionID, func(cat []Entry) (Entry, bool, []Entry, error) {
+		var old []Entry
 		for _, c := range cat {
 			if c.Kind == checkpoint.KindHandoff && c.Session == in.SessionID && in.SessionID != "" {
 				old = append(old, c)
@@ -68,9 +68,9 @@ func (x *Catalog) Handoff(in HandoffInput) (checkpoint.Saved, error) {
 		// a real share (docs/BENCHMARKS.md). A power cut right after a session ends can cost its
 		// hand-off.
 		if saved, err = checkpoint.Save(files, root, handoffEntry(in), safefile.NoSync); err != nil {
-			return Cataloged{}, false, nil, err
+			return Entry{}, false, nil, err
 		}
-		return Cataloged{
+		return Entry{
 			File: saved.Rel, Kind: checkpoint.KindHandoff, Session: in.SessionID, Branch: in.Branch, Time: in.Now,
 			Size: in.Size, Line: plain.Field(in.Doing, MaxDoingRunes), Tasks: in.Tasks,
 		}, true, old, nil
