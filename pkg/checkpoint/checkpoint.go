@@ -1,12 +1,16 @@
-// Package checkpoint reads and writes saved working contexts (/context-save and /context-restore:
-// docs/DESIGN.md, What cairn is for): one markdown file per save under
-// memory/projects/<basename(root)>/checkpoints/, named YYYYMMDD-HHMMSS-<title>.md, with a YAML
-// frontmatter (status, branch, timestamp, session_duration_s, files_modified) and four sections.
+// Package checkpoint is the format of one checkpoint file, the saved working context of
+// /context-save and /context-restore (docs/DESIGN.md, What cairn is for), and the directory that
+// holds them: one markdown file per save under memory/projects/<basename(root)>/checkpoints/
+// ([Dir]), named YYYYMMDD-HHMMSS-<title>.md ([SanitizeTitle], [SplitName], [Names]), with a YAML
+// frontmatter (status, kind, branch, timestamp, session_duration_s, files_modified) and four
+// sections ([Sections]). [Render] and [Save] write one file; [SplitLoose], [ReadFrontmatter] and
+// [ParseBody] read one back without YAML, which is what the hooks need.
 //
 // Checkpoints are append-only: a save never overwrites or deletes a file. Their canonical order
 // is the filename's timestamp prefix, never the file's mtime, which copies and rsync do not keep.
-// The package also writes the automatic checkpoint the PreCompact hook takes before every
-// compaction (see Auto) and the memory files next to the checkpoints (memory/timeline.jsonl).
+// What a checkpoint says is its writer's: a person's save is the CLI's (hooks/cairn, read back
+// through package saved), the automatic checkpoints and hand-offs cairn writes itself are package
+// catalog's, which lists them in the catalog and prunes them.
 package checkpoint
 
 import (
@@ -172,8 +176,8 @@ type Entry struct {
 	Duration    time.Duration // session duration, written when HasDuration
 	HasDuration bool
 	Files       []string // files_modified, relative to the root; at most 200 are written
-	Event       string   // the compaction an automatic checkpoint was taken for (see Auto)
-	Session     string   // the session a hand-off was written for (see Handoff)
+	Event       string   // the compaction an automatic checkpoint was taken for (package catalog's Auto)
+	Session     string   // the session a hand-off was written for (package catalog's Handoff)
 	Sections
 }
 
@@ -339,7 +343,7 @@ func sectionIndex(h string) (int, bool) {
 	return 0, false
 }
 
-// Saved names a checkpoint that Save or Auto wrote.
+// Saved names a checkpoint that Save wrote, or one that exists ([SavedAt]).
 type Saved struct {
 	Path  string // absolute
 	Rel   string // relative to the root, with forward slashes

@@ -9,7 +9,7 @@
 //  1. IdentityOf: the compaction's identity — session, trigger and the transcript's length — from
 //     one stat of the transcript (catalog.CompactionID);
 //  2. activeRun: the active run and its state.json (runstate), resolved and read once;
-//  3. done: whether checkpoint.Recorded, the session-context snapshot (sessionfile) and the
+//  3. done: whether catalog.Recorded, the session-context snapshot (sessionfile) and the
 //     whiteboard (runstate.WhiteboardEvent) all carry that identity already; then it returns, so a
 //     repeated PreCompact costs a stat and a few small reads;
 //  4. gather: Claude Code's task list (tasks), the branch (project), and one read of the
@@ -17,7 +17,7 @@
 //     compaction, the last prompts);
 //  5. runstate.RefreshWhiteboard into the run's MEMORY.md, when a run is active;
 //  6. sessionfile.Refresh into .claude/state/session-context.md (its parked items untouched);
-//  7. checkpoint.Auto: the automatic checkpoint, once per identity;
+//  7. catalog.Auto: the automatic checkpoint, once per identity;
 //  8. timeline.Append: one "compaction" line in memory/timeline.jsonl, when the checkpoint is new.
 //
 // Every write is idempotent: a repeated record for the same identity leaves every file

@@ -1,6 +1,6 @@
 // Package handoff decides whether a session that ends leaves a hand-off checkpoint, and gathers
 // what goes in it (README.md, Hand-back). SessionEnd calls [Write]; the checkpoint itself is
-// package checkpoint's (Handoff), and what SessionStart hands back from it is package brief's. It stands alone as SessionEnd's one
+// package catalog's (Catalog.Handoff), and what SessionStart hands back from it is package brief's. It stands alone as SessionEnd's one
 // decision, so that the hook links no more than that flow needs.
 //
 // A session leaves a hand-off when it did work since its last checkpoint of cairn's — its last

@@ -1,3 +1,11 @@
+// Package catalog keeps the checkpoints cairn writes itself — the automatic one of each
+// compaction and the hand-off of each session that did work — and the catalog that lists them,
+// [IndexFile]: the handle on it ([Open], [Catalog]: read at most once, healed when damaged), the
+// questions the hooks ask of it ([Catalog.Recorded], [Catalog.Latest]), and the retention rule
+// that prunes its checkpoints, each removal logged in the timeline. The two kinds' content lives
+// here too ([Catalog.Auto] with [AttachSummary] for PostCompact's summary, [Catalog.Handoff]),
+// because each is created under the catalog's lock, and so does the [CompactionID] the catalog is
+// keyed by. One checkpoint file's format is package checkpoint's, below this one.
 package catalog
 
 import (
