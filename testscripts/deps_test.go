@@ -77,8 +77,10 @@ func TestOnlyTheServerLinksMCP(t *testing.T) {
 
 // Layering reads downward (docs/DESIGN.md, The parts): no library package imports the hooks'
 // runner (pkg/hookio) or anything under hooks/; the file layer (safefile) knows nothing of the
-// project's domain (project); the session store (registry) renders no text for the model (brief).
-// The installation is a library the CLI calls (testSetupLayer).
+// project's domain (project); the session store (registry) renders no text for the model (brief);
+// the format of one checkpoint file (checkpoint) sits below its catalog (checkpoint/catalog) and
+// its YAML reader (checkpoint/saved) and knows no project, run, task list or timeline. The
+// installation is a library the CLI calls (testSetupLayer).
 func TestLayering(t *testing.T) {
 	t.Run("setup", testSetupLayer)
 	const mod = "github.com/cairn-hooks/cairn/"
@@ -89,6 +91,8 @@ func TestLayering(t *testing.T) {
 	forbidden := map[string][]string{
 		mod + "pkg/safefile": {mod + "pkg/project"},
 		mod + "pkg/registry": {mod + "pkg/brief"},
+		mod + "pkg/checkpoint": {mod + "pkg/checkpoint/catalog", mod + "pkg/checkpoint/saved", mod + "pkg/project",
+			mod + "pkg/runstate", mod + "pkg/tasks", mod + "pkg/timeline"},
 	}
 	n := 0
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {

@@ -20,7 +20,7 @@ var owners = []struct {
 	names func(lit string) bool
 	owner string
 }{
-	{"the checkpoint catalog", func(s string) bool { return strings.Contains(s, "checkpoint-events.json") }, "pkg/checkpoint"},
+	{"the checkpoint catalog", func(s string) bool { return strings.Contains(s, "checkpoint-events.json") }, "pkg/checkpoint/catalog"},
 	{"a run's whiteboard", func(s string) bool { return s == "MEMORY.md" || strings.HasSuffix(s, "/MEMORY.md") }, "pkg/runstate"},
 	{"a run's state", func(s string) bool { return s == "state.json" || strings.HasSuffix(s, "/state.json") }, "pkg/runstate"},
 }

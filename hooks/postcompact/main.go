@@ -13,7 +13,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/cairn-hooks/cairn/pkg/checkpoint"
+	"github.com/cairn-hooks/cairn/pkg/checkpoint/catalog"
 	"github.com/cairn-hooks/cairn/pkg/compaction"
 	"github.com/cairn-hooks/cairn/pkg/hookio"
 	"github.com/cairn-hooks/cairn/pkg/project"
@@ -33,7 +33,7 @@ func main() {
 
 func run(ctx context.Context, inv *hookio.Invocation) error {
 	in := hookio.ParsePostCompact(inv.Payload)
-	return compaction.Summarize(inv.Project, checkpoint.OpenCatalog(inv.Project), runstate.Open(inv.Project),
+	return compaction.Summarize(inv.Project, catalog.Open(inv.Project), runstate.Open(inv.Project),
 		compaction.Input{SessionID: in.SessionID, TranscriptPath: in.TranscriptPath, Trigger: in.Trigger},
 		in.CompactSummary,
 	)

@@ -19,7 +19,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/cairn-hooks/cairn/pkg/checkpoint"
+	"github.com/cairn-hooks/cairn/pkg/checkpoint/catalog"
 	"github.com/cairn-hooks/cairn/pkg/compaction"
 	"github.com/cairn-hooks/cairn/pkg/hookio"
 	"github.com/cairn-hooks/cairn/pkg/project"
@@ -39,7 +39,7 @@ func main() {
 
 func run(ctx context.Context, inv *hookio.Invocation) error {
 	in := hookio.ParsePreCompact(inv.Payload)
-	return compaction.Record(inv.Project, checkpoint.OpenCatalog(inv.Project), runstate.Open(inv.Project),
+	return compaction.Record(inv.Project, catalog.Open(inv.Project), runstate.Open(inv.Project),
 		compaction.Input{SessionID: in.SessionID, TranscriptPath: in.TranscriptPath, Trigger: in.Trigger, Instructions: in.CustomInstructions},
 	)
 }

@@ -23,7 +23,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/cairn-hooks/cairn/pkg/checkpoint"
+	"github.com/cairn-hooks/cairn/pkg/checkpoint/catalog"
 	"github.com/cairn-hooks/cairn/pkg/handoff"
 	"github.com/cairn-hooks/cairn/pkg/hookio"
 	"github.com/cairn-hooks/cairn/pkg/parking"
@@ -70,7 +70,7 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 		errs = append(errs, fmt.Errorf("parked items: %w", err))
 	}
 	if in.SessionID != "" {
-		if _, _, err := handoff.Write(inv.Project, checkpoint.OpenCatalog(inv.Project), runstate.Open(inv.Project),
+		if _, _, err := handoff.Write(inv.Project, catalog.Open(inv.Project), runstate.Open(inv.Project),
 			handoff.Input{SessionID: in.SessionID, TranscriptPath: in.TranscriptPath, Reason: in.Reason},
 		); err != nil {
 			errs = append(errs, fmt.Errorf("hand-off: %w", err))

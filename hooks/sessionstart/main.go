@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
+	"github.com/cairn-hooks/cairn/pkg/checkpoint/catalog"
 	"github.com/cairn-hooks/cairn/pkg/handback"
 	"github.com/cairn-hooks/cairn/pkg/hookio"
 	"github.com/cairn-hooks/cairn/pkg/parking"
@@ -61,7 +62,7 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 		r, err := runs.Active()
 		sweepTemps(inv.Root, r, err == nil, now)
 	}
-	text, err := handback.Text(inv.Project, checkpoint.OpenCatalog(inv.Project), runs, handback.Start{
+	text, err := handback.Text(inv.Project, catalog.Open(inv.Project), runs, handback.Start{
 		SessionID: in.SessionID, Source: in.Source, TranscriptPath: in.TranscriptPath,
 	})
 	if err != nil || text == "" {

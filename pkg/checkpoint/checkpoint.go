@@ -1,12 +1,16 @@
-// Package checkpoint reads and writes saved working contexts (/context-save and /context-restore:
-// docs/DESIGN.md, What cairn is for): one markdown file per save under
-// memory/projects/<basename(root)>/checkpoints/, named YYYYMMDD-HHMMSS-<title>.md, with a YAML
-// frontmatter (status, branch, timestamp, session_duration_s, files_modified) and four sections.
+// Package checkpoint is the format of one checkpoint file, the saved working context of
+// /context-save and /context-restore (docs/DESIGN.md, What cairn is for), and the directory that
+// holds them: one markdown file per save under memory/projects/<basename(root)>/checkpoints/
+// ([Dir]), named YYYYMMDD-HHMMSS-<title>.md ([SanitizeTitle], [SplitName], [Names]), with a YAML
+// frontmatter (status, kind, branch, timestamp, session_duration_s, files_modified) and four
+// sections ([Sections]). [Render] and [Save] write one file; [SplitLoose], [ReadFrontmatter] and
+// [ParseBody] read one back without YAML, which is what the hooks need.
 //
 // Checkpoints are append-only: a save never overwrites or deletes a file. Their canonical order
 // is the filename's timestamp prefix, never the file's mtime, which copies and rsync do not keep.
-// The package also writes the automatic checkpoint the PreCompact hook takes before every
-// compaction (see Auto) and the memory files next to the checkpoints (memory/timeline.jsonl).
+// What a checkpoint says is its writer's: a person's save is the CLI's (hooks/cairn, read back
+// through package saved), the automatic checkpoints and hand-offs cairn writes itself are package
+// catalog's, which lists them in the catalog and prunes them.
 package checkpoint
 
 import (
@@ -40,9 +44,9 @@ const (
 	KindHandoff = "handoff" // by SessionEnd, one per session that did work
 )
 
-// KindOf is a checkpoint's kind as its frontmatter gives it; a checkpoint written before kinds
+// kindOf is a checkpoint's kind as its frontmatter gives it; a checkpoint written before kinds
 // existed is auto when its status is, else saved.
-func KindOf(kind, status string) string {
+func kindOf(kind, status string) string {
 	switch kind {
 	case KindSaved, KindAuto, KindHandoff:
 		return kind
@@ -70,8 +74,8 @@ const Untitled = "untitled"
 // (2026-04-18T14:30:00-07:00); Go's RFC3339 would write "Z" for UTC.
 const timestampLayout = "2006-01-02T15:04:05-07:00"
 
-// nameLayout is the filename prefix: the original workflow's `date +%Y%m%d-%H%M%S`, local time.
-const nameLayout = "20060102-150405"
+// NameLayout is the filename prefix: the original workflow's `date +%Y%m%d-%H%M%S`, local time.
+const NameLayout = "20060102-150405"
 
 // Dir returns the checkpoint directory of the project at root: memory/projects/<name>/checkpoints,
 // where name is the base name of the checkout's real path, so that the same checkout reached
@@ -172,8 +176,8 @@ type Entry struct {
 	Duration    time.Duration // session duration, written when HasDuration
 	HasDuration bool
 	Files       []string // files_modified, relative to the root; at most 200 are written
-	Event       string   // the compaction an automatic checkpoint was taken for (see Auto)
-	Session     string   // the session a hand-off was written for (see Handoff)
+	Event       string   // the compaction an automatic checkpoint was taken for (package catalog's Auto)
+	Session     string   // the session a hand-off was written for (package catalog's Handoff)
 	Sections
 }
 
@@ -191,7 +195,7 @@ func Render(e Entry) []byte {
 		status = StatusInProgress
 	}
 	fmt.Fprintf(&b, "status: %s\n", yamlScalar(status))
-	fmt.Fprintf(&b, "kind: %s\n", KindOf(e.Kind, status))
+	fmt.Fprintf(&b, "kind: %s\n", kindOf(e.Kind, status))
 	fmt.Fprintf(&b, "branch: %s\n", yamlScalar(redact.Redact(e.Branch)))
 	fmt.Fprintf(&b, "timestamp: %s\n", e.Time.Format(timestampLayout))
 	if e.HasDuration {
@@ -216,12 +220,12 @@ func Render(e Entry) []byte {
 		}
 	}
 	b.WriteString("---\n")
-	return renderBody(&b, e, redact.Redact)
+	return RenderBody(&b, e, redact.Redact)
 }
 
-// renderBody appends what follows the frontmatter: a blank line, the "## Working on:" heading
+// RenderBody appends what follows the frontmatter: a blank line, the "## Working on:" heading
 // and the four sections, each passed through clean (redact.Redact) first.
-func renderBody(b *bytes.Buffer, e Entry, clean func(string) string) []byte {
+func RenderBody(b *bytes.Buffer, e Entry, clean func(string) string) []byte {
 	b.WriteString("\n" + workingOn + DisplayTitle(e.Title) + "\n")
 	for i, body := range [4]string{e.Summary, e.Decisions, e.Remaining, e.Notes} {
 		fmt.Fprintf(b, "\n### %s\n\n", headings[i])
@@ -339,7 +343,7 @@ func sectionIndex(h string) (int, bool) {
 	return 0, false
 }
 
-// Saved names a checkpoint that Save or Auto wrote.
+// Saved names a checkpoint that Save wrote, or one that exists ([SavedAt]).
 type Saved struct {
 	Path  string // absolute
 	Rel   string // relative to the root, with forward slashes
@@ -361,7 +365,7 @@ func Save(files safefile.Writer, root string, e Entry, opts ...safefile.Option) 
 		e.Title = slug
 	}
 	content := Render(e)
-	base := e.Time.Format(nameLayout) + "-" + slug
+	base := e.Time.Format(NameLayout) + "-" + slug
 	dir := Dir(root)
 	name := base + ".md"
 	for attempt := 0; attempt < maxAttempts; attempt++ {
@@ -369,7 +373,7 @@ func Save(files safefile.Writer, root string, e Entry, opts ...safefile.Option) 
 			name = base + "-" + randomSuffix() + ".md"
 		}
 		path := filepath.Join(dir, name)
-		created, err := files.Create(path, content, checkpointPerm, opts...)
+		created, err := files.Create(path, content, Perm, opts...)
 		if err != nil {
 			return Saved{}, err
 		}
@@ -379,6 +383,12 @@ func Save(files safefile.Writer, root string, e Entry, opts ...safefile.Option) 
 		return Saved{Path: path, Rel: rel(root, path), Title: slug}, nil
 	}
 	return Saved{}, fmt.Errorf("%s: %d names taken in a row; not saving", rel(root, filepath.Join(dir, base+".md")), maxAttempts)
+}
+
+// SavedAt names an existing checkpoint as Save names the one it writes.
+func SavedAt(root, path string) Saved {
+	title, _, _ := SplitName(filepath.Base(path))
+	return Saved{Path: path, Rel: rel(root, path), Title: title}
 }
 
 func randomSuffix() string {
@@ -398,8 +408,8 @@ func rel(root, path string) string {
 	return filepath.ToSlash(r)
 }
 
-// checkpointPerm is the mode of a checkpoint: people read and commit them.
-const checkpointPerm fs.FileMode = 0o644
+// Perm is the mode of a checkpoint: people read and commit them.
+const Perm fs.FileMode = 0o644
 
 // FormatDuration writes a session duration as the CONTEXT SAVED and RESUMING CONTEXT blocks show
 // it: "45s", "12m", "1h 23m".

@@ -21,11 +21,6 @@ var t0 = time.Date(2026, 4, 18, 14, 30, 0, 0, time.FixedZone("PDT", -7*3600))
 
 func disk(root string) safefile.Writer { return safefile.Disk{Roots: []string{root}} }
 
-// catalogOf is a fresh handle on root's catalog: each call reads the file anew.
-func catalogOf(files safefile.Writer, root string) *Catalog {
-	return &Catalog{root: root, files: files}
-}
-
 func TestSanitizeTitle(t *testing.T) {
 	for in, want := range map[string]string{
 		"Auth Refactor":             "auth-refactor",

@@ -18,21 +18,21 @@ const maxCheckpoints = 100000
 // name, which is then not a checkpoint.
 func SplitName(name string) (title string, saved time.Time, ok bool) {
 	stem, isMD := strings.CutSuffix(name, ".md")
-	if !isMD || len(stem) < len(nameLayout)+2 || stem[len(nameLayout)] != '-' {
+	if !isMD || len(stem) < len(NameLayout)+2 || stem[len(NameLayout)] != '-' {
 		return "", time.Time{}, false
 	}
-	t, err := time.ParseInLocation(nameLayout, stem[:len(nameLayout)], time.Local)
+	t, err := time.ParseInLocation(NameLayout, stem[:len(NameLayout)], time.Local)
 	if err != nil {
 		return "", time.Time{}, false
 	}
-	return stem[len(nameLayout)+1:], t, true
+	return stem[len(NameLayout)+1:], t, true
 }
 
 // IsName reports what SplitName's ok reports, without parsing a time: Names asks it of every
 // entry of a directory that may hold thousands.
 func IsName(name string) bool {
 	stem, isMD := strings.CutSuffix(name, ".md")
-	if !isMD || len(stem) < len(nameLayout)+2 || stem[8] != '-' || stem[len(nameLayout)] != '-' {
+	if !isMD || len(stem) < len(NameLayout)+2 || stem[8] != '-' || stem[len(NameLayout)] != '-' {
 		return false
 	}
 	num := func(s string) (int, bool) {

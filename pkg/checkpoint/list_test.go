@@ -1,30 +1,8 @@
 package checkpoint
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
-
-	"github.com/cairn-hooks/cairn/pkg/timeline"
 )
-
-func TestTimeline(t *testing.T) {
-	root := t.TempDir()
-	ev := timeline.Event{Time: t0, Event: timeline.SessionStart, Session: "s1", Branch: "main", Source: "startup"}
-	if err := timeline.Append(disk(root), root, ev); err != nil {
-		t.Fatal(err)
-	}
-	if err := timeline.Append(disk(root), root, timeline.Event{Time: t0, Event: timeline.SessionEnd, Session: "s1", Reason: "other"}); err != nil {
-		t.Fatal(err)
-	}
-	data, _ := os.ReadFile(filepath.Join(root, timeline.File))
-	want := `{"ts":"2026-04-18T21:30:00Z","event":"session_start","session":"s1","branch":"main","source":"startup"}
-{"ts":"2026-04-18T21:30:00Z","event":"session_end","session":"s1","reason":"other"}
-`
-	if string(data) != want {
-		t.Fatalf("%s", data)
-	}
-}
 
 // IsName agrees with SplitName on every kind of name, valid dates and invalid ones.
 func TestIsNameMatchesSplitName(t *testing.T) {

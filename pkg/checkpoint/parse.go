@@ -8,7 +8,6 @@ import (
 
 	"github.com/cairn-hooks/cairn/pkg/flatmatter"
 	"github.com/cairn-hooks/cairn/pkg/plain"
-	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
 
 // This file reads checkpoints without YAML, which is what the hooks need: PreCompact looks for
@@ -20,7 +19,7 @@ import (
 // unreadable.
 type Frontmatter struct {
 	Status      string
-	Kind        string // KindSaved, KindAuto or KindHandoff (see KindOf)
+	Kind        string // KindSaved, KindAuto or KindHandoff (see kindOf)
 	Branch      string
 	Timestamp   string    // as written
 	Time        time.Time // Timestamp parsed, when it parses
@@ -36,7 +35,7 @@ type Frontmatter struct {
 func ReadFrontmatter(fm map[string]any) Frontmatter {
 	var c Frontmatter
 	c.Status = plain.Line(scalar(fm["status"]), 0)
-	c.Kind = KindOf(plain.Line(scalar(fm["kind"]), 0), c.Status)
+	c.Kind = kindOf(plain.Line(scalar(fm["kind"]), 0), c.Status)
 	c.Branch = plain.Line(scalar(fm["branch"]), 0)
 	c.Event = plain.Line(scalar(fm["event"]), 0)
 	c.Session = plain.Line(scalar(fm["session"]), 0)
@@ -70,17 +69,6 @@ func ReadFrontmatter(fm map[string]any) Frontmatter {
 		}
 	}
 	return c
-}
-
-// eventOf reads the event of the checkpoint at path from its first 64 KiB with the line reader:
-// Auto wrote that line itself (Render), and the line reader reads what Render writes as YAML does.
-func eventOf(root, path string) (string, bool) {
-	data, err := safefile.ReadHead(root, path, 64<<10)
-	if err != nil {
-		return "", false
-	}
-	fm, _ := SplitLoose(data)
-	return ReadFrontmatter(fm).Event, true
 }
 
 // MaxRead bounds how much of a checkpoint file is read: one written by cairn is a few KiB, so a

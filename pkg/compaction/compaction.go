@@ -1,5 +1,5 @@
 // Package compaction records what a session needs to survive a compaction, and holds every
-// policy about a compaction's identity (checkpoint.CompactionID, which it builds): which
+// policy about a compaction's identity (catalog.CompactionID, which it builds): which
 // compaction a record belongs to, whether one was recorded already, and whether PreCompact missed
 // one.
 //
@@ -7,9 +7,9 @@
 // Record, which calls, in order:
 //
 //  1. IdentityOf: the compaction's identity — session, trigger and the transcript's length — from
-//     one stat of the transcript (checkpoint.CompactionID);
+//     one stat of the transcript (catalog.CompactionID);
 //  2. activeRun: the active run and its state.json (runstate), resolved and read once;
-//  3. done: whether checkpoint.Recorded, the session-context snapshot (sessionfile) and the
+//  3. done: whether catalog.Recorded, the session-context snapshot (sessionfile) and the
 //     whiteboard (runstate.WhiteboardEvent) all carry that identity already; then it returns, so a
 //     repeated PreCompact costs a stat and a few small reads;
 //  4. gather: Claude Code's task list (tasks), the branch (project), and one read of the
@@ -17,7 +17,7 @@
 //     compaction, the last prompts);
 //  5. runstate.RefreshWhiteboard into the run's MEMORY.md, when a run is active;
 //  6. sessionfile.Refresh into .claude/state/session-context.md (its parked items untouched);
-//  7. checkpoint.Auto: the automatic checkpoint, once per identity;
+//  7. catalog.Auto: the automatic checkpoint, once per identity;
 //  8. timeline.Append: one "compaction" line in memory/timeline.jsonl, when the checkpoint is new.
 //
 // Every write is idempotent: a repeated record for the same identity leaves every file
@@ -30,7 +30,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cairn-hooks/cairn/pkg/checkpoint"
+	"github.com/cairn-hooks/cairn/pkg/checkpoint/catalog"
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/registry"
 	"github.com/cairn-hooks/cairn/pkg/runstate"
@@ -42,8 +42,8 @@ import (
 )
 
 // IdentityOf returns the identity of the compaction in, from one stat of its transcript.
-func IdentityOf(in Input) checkpoint.CompactionID {
-	id := checkpoint.CompactionID{Session: in.SessionID, Trigger: in.Trigger, Size: -1}
+func IdentityOf(in Input) catalog.CompactionID {
+	id := catalog.CompactionID{Session: in.SessionID, Trigger: in.Trigger, Size: -1}
 	if in.TranscriptPath != "" {
 		// Opened the way it is read (a regular file, without blocking), not merely stat'd.
 		if f, fi, err := safefile.OpenLoose(in.TranscriptPath); err == nil {
@@ -104,7 +104,7 @@ func activeRun(p *project.Project, runs *runstate.Runs) run {
 // Record writes what a compaction needs: the whiteboard snapshot (with an active run), the
 // session-context snapshot, the automatic checkpoint and its timeline line. Every step runs even
 // when another fails; the failures are returned together.
-func Record(p *project.Project, cat *checkpoint.Catalog, runs *runstate.Runs, in Input) error {
+func Record(p *project.Project, cat *catalog.Catalog, runs *runstate.Runs, in Input) error {
 	id := IdentityOf(in)
 	r := activeRun(p, runs)
 	if !p.DryRun && done(p, cat, id, r) {
@@ -126,7 +126,7 @@ func Record(p *project.Project, cat *checkpoint.Catalog, runs *runstate.Runs, in
 
 // done reports whether every file already records compaction id: the checkpoint (written last),
 // the session-context snapshot and, with an active run, the whiteboard.
-func done(p *project.Project, cat *checkpoint.Catalog, id checkpoint.CompactionID, r run) bool {
+func done(p *project.Project, cat *catalog.Catalog, id catalog.CompactionID, r run) bool {
 	event := id.String()
 	if !cat.Recorded(event) || Recorded(p.Root) != event {
 		return false
@@ -156,7 +156,7 @@ func Recorded(root string) string {
 
 // facts is what the event reads once and every step shares.
 type facts struct {
-	id        checkpoint.CompactionID
+	id        catalog.CompactionID
 	at        time.Time // the event's one instant: every file it writes says the same time
 	open      []tasks.Task
 	completed []tasks.Task
@@ -165,7 +165,7 @@ type facts struct {
 	branch    string
 }
 
-func gather(p *project.Project, in Input, id checkpoint.CompactionID) facts {
+func gather(p *project.Project, in Input, id catalog.CompactionID) facts {
 	f := facts{id: id, at: p.Now(), branch: p.Branch()}
 	var all []tasks.Task
 	if p.Config != "" && in.SessionID != "" {
@@ -248,8 +248,8 @@ func refreshSessionFile(p *project.Project, in Input, f facts) error {
 	return err
 }
 
-func autoCheckpoint(p *project.Project, cat *checkpoint.Catalog, in Input, f facts, r run) error {
-	ai := checkpoint.AutoInput{
+func autoCheckpoint(p *project.Project, cat *catalog.Catalog, in Input, f facts, r run) error {
+	ai := catalog.AutoInput{
 		SessionID: in.SessionID, Trigger: in.Trigger, Event: f.id.String(),
 		Instructions: in.Instructions, Branch: f.branch, Now: f.at,
 		Open: f.open, Completed: f.completed, FilesEdited: f.edited, Prompts: f.prompts,

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-hooks/cairn/pkg/checkpoint"
+	"github.com/cairn-hooks/cairn/pkg/checkpoint/catalog"
 	"github.com/cairn-hooks/cairn/pkg/project/projecttest"
 	"github.com/cairn-hooks/cairn/pkg/runstate"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
@@ -125,7 +125,7 @@ func TestRecordOnceAndIdempotent(t *testing.T) {
 	t0 := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 	w := projecttest.New(t, root, "", t0)
 	in := Input{SessionID: "s", TranscriptPath: tr, Trigger: "auto"}
-	if err := Record(w.Project, checkpoint.OpenCatalog(w.Project), runstate.Open(w.Project), in); err != nil {
+	if err := Record(w.Project, catalog.Open(w.Project), runstate.Open(w.Project), in); err != nil {
 		t.Fatal(err)
 	}
 	snapshot := func() map[string]string {
@@ -148,7 +148,7 @@ func TestRecordOnceAndIdempotent(t *testing.T) {
 		t.Fatalf("session file:\n%s", first[sessionfile.Path(root)])
 	}
 	w.Now = func() time.Time { return t0.Add(time.Minute) }
-	if err := Record(w.Project, checkpoint.OpenCatalog(w.Project), runstate.Open(w.Project), in); err != nil {
+	if err := Record(w.Project, catalog.Open(w.Project), runstate.Open(w.Project), in); err != nil {
 		t.Fatal(err)
 	}
 	second := snapshot()
@@ -169,7 +169,7 @@ func TestRecordOnceAndIdempotent(t *testing.T) {
 	f.WriteString("{}\n")
 	f.Close()
 	in.Late = true
-	if err := Record(w.Project, checkpoint.OpenCatalog(w.Project), runstate.Open(w.Project), in); err != nil {
+	if err := Record(w.Project, catalog.Open(w.Project), runstate.Open(w.Project), in); err != nil {
 		t.Fatal(err)
 	}
 	mem2, _ := os.ReadFile(filepath.Join(root, ".agents", "runs", "r1", "MEMORY.md"))
@@ -198,7 +198,7 @@ func TestRecordSnapshotsAskForOrderedNoSync(t *testing.T) {
 	w := projecttest.New(t, root, "", time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC))
 	ow := &optsWriter{Writer: w.Files, opts: map[string][]safefile.Option{}}
 	w.Files = ow
-	if err := Record(w.Project, checkpoint.OpenCatalog(w.Project), runstate.Open(w.Project), Input{SessionID: "s", Trigger: "auto"}); err != nil {
+	if err := Record(w.Project, catalog.Open(w.Project), runstate.Open(w.Project), Input{SessionID: "s", Trigger: "auto"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"MEMORY.md", "session-context.md"} {

@@ -1,7 +1,7 @@
 package compaction
 
 import (
-	"github.com/cairn-hooks/cairn/pkg/checkpoint"
+	"github.com/cairn-hooks/cairn/pkg/checkpoint/catalog"
 	"github.com/cairn-hooks/cairn/pkg/transcript"
 )
 
@@ -48,7 +48,7 @@ func Missed(sid string, last string, tr Boundaries) (bool, error) {
 	if sid == "" || tr == nil {
 		return false, nil
 	}
-	id, ok := checkpoint.ParseCompactionID(last)
+	id, ok := catalog.ParseCompactionID(last)
 	if !ok || id.Session != sid {
 		return true, nil
 	}
@@ -76,7 +76,7 @@ func CompactedSince(sid string, last string, tr Boundaries) (bool, error) {
 	if tr == nil {
 		return false, nil
 	}
-	id, ok := checkpoint.ParseCompactionID(last)
+	id, ok := catalog.ParseCompactionID(last)
 	if !ok || id.Session != sid || id.Size < 0 {
 		return tr.Any()
 	}
@@ -92,7 +92,7 @@ func CompactedSince(sid string, last string, tr Boundaries) (bool, error) {
 // is not handed them again at every resume. Without a record there is no automatic checkpoint
 // to hand back, and the transcript is not read.
 func PendingHandBack(sid string, last string, tr Boundaries) (bool, error) {
-	if id, ok := checkpoint.ParseCompactionID(last); tr == nil || !ok || id.Session != sid {
+	if id, ok := catalog.ParseCompactionID(last); tr == nil || !ok || id.Session != sid {
 		return false, nil
 	}
 	since, err := CompactedSince(sid, last, tr)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
+	"github.com/cairn-hooks/cairn/pkg/checkpoint/catalog"
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/runstate"
 )
@@ -12,7 +13,7 @@ import (
 // LastRecorded returns the identity, as written, of the newest compaction of session sid that
 // has an automatic checkpoint in the catalog, or "". Unlike Recorded (the project's last
 // snapshot, whichever session took it), it is not confused by a parallel session compacting.
-func LastRecorded(cat *checkpoint.Catalog, sid string) string {
+func LastRecorded(cat *catalog.Catalog, sid string) string {
 	c, ok := cat.Latest(checkpoint.KindAuto, sid, "")
 	if !ok || sid == "" {
 		return ""
@@ -22,13 +23,13 @@ func LastRecorded(cat *checkpoint.Catalog, sid string) string {
 
 // Summarize is PostCompact's record: Claude Code's own summary of the compaction that just
 // happened (summary: compact_summary as received) goes into that compaction's automatic
-// checkpoint (checkpoint.AttachSummary). Claude Code runs PostCompact after PreCompact and
+// checkpoint (catalog.AttachSummary). Claude Code runs PostCompact after PreCompact and
 // SessionStart(compact) and before it writes the compaction's boundary (testscripts/e2e/FINDINGS.md), so the
 // session's newest automatic checkpoint is this compaction's exactly when the transcript shows
 // no boundary after it (Missed). When it is not — PreCompact did not run and SessionStart did
 // not record it late — the compaction is recorded first, marked late. A repeated PostCompact
 // changes nothing.
-func Summarize(p *project.Project, cat *checkpoint.Catalog, runs *runstate.Runs, in Input, summary string) error {
+func Summarize(p *project.Project, cat *catalog.Catalog, runs *runstate.Runs, in Input, summary string) error {
 	if in.SessionID == "" {
 		return errors.New("no session_id in the payload: cannot tell which compaction this is")
 	}
@@ -50,7 +51,7 @@ func Summarize(p *project.Project, cat *checkpoint.Catalog, runs *runstate.Runs,
 			return nil // the checkpoint is only planned
 		}
 	}
-	text := checkpoint.CompactSummary(summary)
+	text := catalog.CompactSummary(summary)
 	if text == "" {
 		return nil // nothing to keep; the checkpoint says what cairn saw
 	}
@@ -58,7 +59,7 @@ func Summarize(p *project.Project, cat *checkpoint.Catalog, runs *runstate.Runs,
 	if !ok {
 		return fmt.Errorf("no automatic checkpoint of session %s to keep Claude Code's summary in", in.SessionID)
 	}
-	if _, err := checkpoint.AttachSummary(p.Files, p.Root, c, text); err != nil {
+	if _, err := catalog.AttachSummary(p.Files, p.Root, c, text); err != nil {
 		return fmt.Errorf("keeping Claude Code's summary: %w", err)
 	}
 	return nil

@@ -5,7 +5,7 @@
 // The route of a SessionStart payload (docs/DESIGN.md follows it from the main): hooks/sessionstart
 // builds the world once (hookio.Main: a [project.Project] with the root, the config directory, the
 // confined writer, the clock), does its housekeeping through it, opens the two handles this package
-// reads — [checkpoint.Catalog] and [runstate.Runs] — and calls [Text] with all three. Text reads each
+// reads — [catalog.Catalog] and [runstate.Runs] — and calls [Text] with all three. Text reads each
 // handle at most once and passes the same three to [compaction.Record] when it records a compaction
 // late, so the record's reads and writes go through the same handles.
 //
@@ -37,6 +37,7 @@ import (
 
 	"github.com/cairn-hooks/cairn/pkg/brief"
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
+	"github.com/cairn-hooks/cairn/pkg/checkpoint/catalog"
 	"github.com/cairn-hooks/cairn/pkg/compaction"
 	"github.com/cairn-hooks/cairn/pkg/parking"
 	"github.com/cairn-hooks/cairn/pkg/project"
@@ -70,7 +71,7 @@ type Start struct {
 // project p ("" for nothing). cat and runs are p's catalog and runs, opened by the hook: Text
 // reads each once, and a late record leaves the catalog holding what it wrote. An error is one
 // that leaves nothing to say (a damaged active run); the rest are warnings, through p.Warn.
-func Text(p *project.Project, cat *checkpoint.Catalog, runs *runstate.Runs, s Start) (string, error) {
+func Text(p *project.Project, cat *catalog.Catalog, runs *runstate.Runs, s Start) (string, error) {
 	run, runErr := runs.Active()
 	now := p.Now()
 	on := enabled(p.Env)
@@ -144,7 +145,7 @@ func Text(p *project.Project, cat *checkpoint.Catalog, runs *runstate.Runs, s St
 // says comes from the hand-off file itself, and only a hand-off of a session Claude Code ran on
 // this machine (p.SessionRanHere) is pointed to — a clone can commit a catalog and checkpoints,
 // but not the user's transcripts. Nothing dated in the future is the newest.
-func handoffPointer(p *project.Project, cat []checkpoint.Cataloged, sid, branch string, now time.Time) string {
+func handoffPointer(p *project.Project, cat []catalog.Entry, sid, branch string, now time.Time) string {
 	read := 0
 	for i := len(cat) - 1; i >= 0 && read < maxPointerReads; i-- {
 		c := cat[i]
@@ -155,7 +156,7 @@ func handoffPointer(p *project.Project, cat []checkpoint.Cataloged, sid, branch 
 			break // the catalog is in time order: it bounds the search, the file's date decides
 		}
 		read++
-		h, ok := checkpoint.ReadHandoff(p.Root, c.Path(p.Root))
+		h, ok := catalog.ReadHandoff(p.Root, c.Path(p.Root))
 		if !ok || h.Branch != branch || h.Session == sid && sid != "" {
 			continue
 		}
@@ -175,7 +176,7 @@ func handoffPointer(p *project.Project, cat []checkpoint.Cataloged, sid, branch 
 
 // afterCompaction is the hand-back of the compaction this session just went through, from its
 // automatic checkpoint, or "" when there is none.
-func afterCompaction(p *project.Project, s Start, cat *checkpoint.Catalog) string {
+func afterCompaction(p *project.Project, s Start, cat *catalog.Catalog) string {
 	c, ok := cat.Latest(checkpoint.KindAuto, s.SessionID, "")
 	if !ok || s.SessionID == "" {
 		return ""
@@ -187,7 +188,7 @@ func afterCompaction(p *project.Project, s Start, cat *checkpoint.Catalog) strin
 	}
 	fm, body := checkpoint.SplitLoose(data)
 	_, sec := checkpoint.ParseBody(body)
-	h := brief.Compacted{Checkpoint: c.File, Files: checkpoint.ReadFrontmatter(fm).Files, Tasks: checkpoint.TaskLines(sec.Remaining)}
+	h := brief.Compacted{Checkpoint: c.File, Files: checkpoint.ReadFrontmatter(fm).Files, Tasks: catalog.TaskLines(sec.Remaining)}
 	if n, err := parking.New(p.Root, p.Config, p.Files, p.Now).Count(); err == nil {
 		h.Parked = n
 	}

@@ -1,6 +1,6 @@
 // Package handoff decides whether a session that ends leaves a hand-off checkpoint, and gathers
 // what goes in it (README.md, Hand-back). SessionEnd calls [Write]; the checkpoint itself is
-// package checkpoint's (Handoff), and what SessionStart hands back from it is package brief's. It stands alone as SessionEnd's one
+// package catalog's (Catalog.Handoff), and what SessionStart hands back from it is package brief's. It stands alone as SessionEnd's one
 // decision, so that the hook links no more than that flow needs.
 //
 // A session leaves a hand-off when it did work since its last checkpoint of cairn's — its last
@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
+	"github.com/cairn-hooks/cairn/pkg/checkpoint/catalog"
 	"github.com/cairn-hooks/cairn/pkg/parking"
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/registry"
@@ -41,20 +42,20 @@ type Input struct {
 
 // Write leaves the session's hand-off when it did work since its last checkpoint, and returns
 // it; written is false when there was nothing new to hand off.
-func Write(p *project.Project, catalog *checkpoint.Catalog, runs *runstate.Runs, in Input) (saved checkpoint.Saved, written bool, err error) {
+func Write(p *project.Project, cat *catalog.Catalog, runs *runstate.Runs, in Input) (saved checkpoint.Saved, written bool, err error) {
 	if in.SessionID == "" {
 		return saved, false, errors.New("no session_id in the payload")
 	}
-	cat := catalog.Entries()
-	var autos []checkpoint.Cataloged // the session's, newest first
-	var last *checkpoint.Cataloged   // its newest checkpoint of either kind
-	var prev *checkpoint.Cataloged   // its hand-off
+	entries := cat.Entries()
+	var autos []catalog.Entry // the session's, newest first
+	var last *catalog.Entry   // its newest checkpoint of either kind
+	var prev *catalog.Entry   // its hand-off
 	// compacted: an automatic checkpoint comes after the session's hand-off in the catalog.
 	// The catalog's order is the order of writing (times are whole seconds, and a turn's
 	// hand-off and the next /compact can share one), so the order decides, not the times.
 	compacted := false
-	for i := len(cat) - 1; i >= 0; i-- {
-		c := &cat[i]
+	for i := len(entries) - 1; i >= 0; i-- {
+		c := &entries[i]
 		if c.Session != in.SessionID {
 			continue
 		}
@@ -93,7 +94,7 @@ func Write(p *project.Project, catalog *checkpoint.Catalog, runs *runstate.Runs,
 		}
 	}
 	open, done := tasks.Open(all), tasks.Completed(all)
-	print := checkpoint.TaskPrint(open, done)
+	print := catalog.TaskPrint(open, done)
 
 	tasksChanged := tr.Tasks || print != "" && (last == nil || last.Tasks != print)
 	if len(tr.Edited) == 0 && !tasksChanged && !compacted {
@@ -101,7 +102,7 @@ func Write(p *project.Project, catalog *checkpoint.Catalog, runs *runstate.Runs,
 	}
 
 	now := p.Now()
-	hi := checkpoint.HandoffInput{
+	hi := catalog.HandoffInput{
 		SessionID: in.SessionID, Reason: in.Reason, Branch: p.Branch(), Now: now,
 		Prompts: tr.Prompts, LastReply: tr.LastText, Open: open, Size: tr.Size, Tasks: print,
 	}
@@ -139,30 +140,30 @@ func Write(p *project.Project, catalog *checkpoint.Catalog, runs *runstate.Runs,
 		}
 	}
 	hi.Doing = doing(open, tr.Prompts)
-	saved, err = catalog.Handoff(hi)
+	saved, err = cat.Handoff(hi)
 	return saved, err == nil || saved.Rel != "", err
 }
 
 // sizeOf is the transcript length a checkpoint of the catalog was taken at; 0 when unknown.
-func sizeOf(c checkpoint.Cataloged) int64 {
+func sizeOf(c catalog.Entry) int64 {
 	if c.Kind == checkpoint.KindHandoff {
 		return max(c.Size, 0)
 	}
-	if id, ok := checkpoint.ParseCompactionID(c.Event); ok {
+	if id, ok := catalog.ParseCompactionID(c.Event); ok {
 		return max(id.Size, 0)
 	}
 	return 0
 }
 
 // readAuto reads Claude Code's summary and the files an automatic checkpoint kept.
-func readAuto(root string, c checkpoint.Cataloged) (summary string, files []string) {
+func readAuto(root string, c catalog.Entry) (summary string, files []string) {
 	data, err := safefile.ReadHead(root, c.Path(root), checkpoint.MaxRead)
 	if err != nil {
 		return "", nil
 	}
 	fm, body := checkpoint.SplitLoose(data)
 	_, sec := checkpoint.ParseBody(body)
-	return checkpoint.ClaudeSummary(sec.Summary), checkpoint.ReadFrontmatter(fm).Files
+	return catalog.ClaudeSummary(sec.Summary), checkpoint.ReadFrontmatter(fm).Files
 }
 
 // doing is the one line of what the session was doing: the task in progress, else the last

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
+	"github.com/cairn-hooks/cairn/pkg/checkpoint/catalog"
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/runstate"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
@@ -39,7 +40,7 @@ func (w *world) env() *project.Project {
 func (w *world) end() (checkpoint.Saved, bool) {
 	w.t.Helper()
 	w.now = w.now.Add(time.Minute)
-	s, written, err := Write(w.env(), checkpoint.OpenCatalog(w.env()), runstate.Open(w.env()), Input{SessionID: "s1", TranscriptPath: w.tr, Reason: "other"})
+	s, written, err := Write(w.env(), catalog.Open(w.env()), runstate.Open(w.env()), Input{SessionID: "s1", TranscriptPath: w.tr, Reason: "other"})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -140,15 +141,15 @@ func TestWriteAfterCompaction(t *testing.T) {
 	w := newWorld(t)
 	w.say(prompt("x"))
 	fi, _ := os.Stat(w.tr)
-	saved, _, err := checkpoint.OpenCatalog(w.env()).Auto(checkpoint.AutoInput{
+	saved, _, err := catalog.Open(w.env()).Auto(catalog.AutoInput{
 		SessionID: "s1", Trigger: "auto", Event: fmt.Sprintf("s1/auto/%d", fi.Size()), Now: w.now,
 		FilesEdited: []string{"before.go"},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, _ := checkpoint.OpenCatalog(w.env()).Latest(checkpoint.KindAuto, "s1", "")
-	if _, err := checkpoint.AttachSummary(w.env().Files, w.root, c, "THE-SUMMARY"); err != nil {
+	c, _ := catalog.Open(w.env()).Latest(checkpoint.KindAuto, "s1", "")
+	if _, err := catalog.AttachSummary(w.env().Files, w.root, c, "THE-SUMMARY"); err != nil {
 		t.Fatal(err)
 	}
 	s, written := w.end()
@@ -177,7 +178,7 @@ func TestWriteAfterCompactionInTheSameSecond(t *testing.T) {
 	}
 	w.say(prompt("does it compile?"))
 	fi, _ := os.Stat(w.tr)
-	if _, _, err := checkpoint.OpenCatalog(w.env()).Auto(checkpoint.AutoInput{
+	if _, _, err := catalog.Open(w.env()).Auto(catalog.AutoInput{
 		SessionID: "s1", Trigger: "manual", Event: fmt.Sprintf("s1/manual/%d", fi.Size()), Now: w.now,
 	}); err != nil {
 		t.Fatal(err)
@@ -200,7 +201,7 @@ func TestWriteSinceLastCheckpoint(t *testing.T) {
 	w := newWorld(t)
 	w.say(edit(filepath.Join(w.root, "old.go")))
 	fi, _ := os.Stat(w.tr)
-	if _, _, err := checkpoint.OpenCatalog(w.env()).Auto(checkpoint.AutoInput{
+	if _, _, err := catalog.Open(w.env()).Auto(catalog.AutoInput{
 		SessionID: "s1", Trigger: "auto", Event: fmt.Sprintf("s1/auto/%d", fi.Size()), Now: w.now,
 	}); err != nil {
 		t.Fatal(err)

@@ -28,6 +28,26 @@ func TestAppendOneLineTimeFirst(t *testing.T) {
 	}
 }
 
+// The branch an event carries comes after its session, before its source.
+func TestAppendWithBranch(t *testing.T) {
+	root := t.TempDir()
+	t0 := time.Date(2026, 4, 18, 14, 30, 0, 0, time.FixedZone("PDT", -7*3600))
+	ev := Event{Time: t0, Event: SessionStart, Session: "s1", Branch: "main", Source: "startup"}
+	if err := Append(safefile.Disk{Roots: []string{root}}, root, ev); err != nil {
+		t.Fatal(err)
+	}
+	if err := Append(safefile.Disk{Roots: []string{root}}, root, Event{Time: t0, Event: SessionEnd, Session: "s1", Reason: "other"}); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(filepath.Join(root, File))
+	want := `{"ts":"2026-04-18T21:30:00Z","event":"session_start","session":"s1","branch":"main","source":"startup"}
+{"ts":"2026-04-18T21:30:00Z","event":"session_end","session":"s1","reason":"other"}
+`
+	if string(data) != want {
+		t.Fatalf("%s", data)
+	}
+}
+
 // A line is what encoding/json wrote for the same event, time first.
 func TestLineMatchesEncodingJSON(t *testing.T) {
 	type plain struct {

@@ -12,7 +12,7 @@ import (
 	"github.com/cairn-hooks/cairn/testscripts/e2e/mockapi"
 )
 
-// cairn's hand-back wording, as pkg/brief and pkg/checkpoint write it.
+// cairn's hand-back wording, as pkg/brief and pkg/checkpoint/catalog write it.
 const (
 	handbackHead   = "cairn hand-back after this compaction: the details a summary tends to lose."
 	pointerHead    = "and left a hand-off checkpoint."

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
+	"github.com/cairn-hooks/cairn/pkg/checkpoint/catalog"
 	"github.com/cairn-hooks/cairn/pkg/registry"
 	"github.com/cairn-hooks/cairn/pkg/runstate"
 	"github.com/cairn-hooks/cairn/pkg/transcript/transcripttest"
@@ -231,8 +232,8 @@ func TestConcurrency(t *testing.T) {
 			}
 		}
 	}
-	if unkept > 0 && unkept > compactions-checkpoint.RetainPerBranch {
-		t.Errorf("%d of %d compactions have no automatic checkpoint: retention keeps the newest %d", unkept, compactions, checkpoint.RetainPerBranch)
+	if unkept > 0 && unkept > compactions-catalog.RetainPerBranch {
+		t.Errorf("%d of %d compactions have no automatic checkpoint: retention keeps the newest %d", unkept, compactions, catalog.RetainPerBranch)
 	}
 	// Hand-offs: at most one per session, each announced in the timeline.
 	handoffs := map[string]int{}

@@ -1,4 +1,12 @@
-package checkpoint
+// Package catalog keeps the checkpoints cairn writes itself — the automatic one of each
+// compaction and the hand-off of each session that did work — and the catalog that lists them,
+// [IndexFile]: the handle on it ([Open], [Catalog]: read at most once, healed when damaged), the
+// questions the hooks ask of it ([Catalog.Recorded], [Catalog.Latest]), and the retention rule
+// that prunes its checkpoints, each removal logged in the timeline. The two kinds' content lives
+// here too ([Catalog.Auto] with [AttachSummary] for PostCompact's summary, [Catalog.Handoff]),
+// because each is created under the catalog's lock, and so does the [CompactionID] the catalog is
+// keyed by. One checkpoint file's format is package checkpoint's, below this one.
+package catalog
 
 import (
 	"bytes"
@@ -14,6 +22,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/cairn-hooks/cairn/pkg/checkpoint"
 	"github.com/cairn-hooks/cairn/pkg/jsonw"
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
@@ -36,23 +45,23 @@ import (
 const IndexFile = ".claude/state/checkpoint-events.json"
 
 // Retention of automatic and hand-off checkpoints (README.md, Hand-back): per branch and kind the
-// newest RetainPerBranch are kept, nothing older than RetainDays days, and no more than
+// newest RetainPerBranch are kept, nothing older than retainDays days, and no more than
 // maxCatalog in all. Saved checkpoints are never pruned. A project that compacts ten times a day
 // on one branch thus keeps three days of automatic checkpoints and a month of hand-offs.
 const (
 	RetainPerBranch = 30
-	RetainDays      = 30
+	retainDays      = 30
 	maxCatalog      = 2000
 )
 
 // retentionRule is how the timeline explains a pruning.
-var retentionRule = "retention: the newest " + strconv.Itoa(RetainPerBranch) + " per branch and kind, none older than " + strconv.Itoa(RetainDays) + " days"
+var retentionRule = "retention: the newest " + strconv.Itoa(RetainPerBranch) + " per branch and kind, none older than " + strconv.Itoa(retainDays) + " days"
 
 // maxIndexSize bounds the read of IndexFile: maxCatalog entries of a few hundred bytes each.
 const maxIndexSize = 2 << 20
 
-// Cataloged is one of cairn's own checkpoints as the catalog records it.
-type Cataloged struct {
+// Entry is one of cairn's own checkpoints as the catalog records it.
+type Entry struct {
 	Event   string    // an automatic checkpoint's compaction identity (package compaction)
 	File    string    // relative to the root, with forward slashes
 	Kind    string    // KindAuto or KindHandoff
@@ -68,24 +77,24 @@ type Cataloged struct {
 // costs Auto a scan of the newest checkpoints and the hand-back a pointer, nothing more. Entries
 // written before the catalog had kinds are automatic checkpoints; their session comes from the
 // event and their time from the file name.
-func readCatalog(data []byte) []Cataloged {
+func readCatalog(data []byte) []Entry {
 	if !gjson.ValidBytes(data) {
 		return nil
 	}
-	var out []Cataloged
+	var out []Entry
 	gjson.ParseBytes(data).ForEach(func(_, v gjson.Result) bool {
 		f := v.Get("file")
 		if f.Type != gjson.String || !isCheckpointFile(f.Str) {
 			return true // a catalog is a file in the project: it names checkpoints, nothing else
 		}
-		c := Cataloged{File: f.Str, Kind: KindAuto, Size: -1}
+		c := Entry{File: f.Str, Kind: checkpoint.KindAuto, Size: -1}
 		v.ForEach(func(k, v gjson.Result) bool {
 			switch k.Str {
 			case "event":
 				c.Event = v.String()
 			case "kind":
-				if v.Str == KindHandoff {
-					c.Kind = KindHandoff
+				if v.Str == checkpoint.KindHandoff {
+					c.Kind = checkpoint.KindHandoff
 				}
 			case "session":
 				c.Session = v.String()
@@ -110,7 +119,7 @@ func readCatalog(data []byte) []Cataloged {
 			}
 		}
 		if c.Time.IsZero() {
-			_, c.Time, _ = SplitName(filepath.Base(filepath.FromSlash(c.File)))
+			_, c.Time, _ = checkpoint.SplitName(filepath.Base(filepath.FromSlash(c.File)))
 		}
 		out = append(out, c)
 		return true
@@ -124,11 +133,11 @@ func readCatalog(data []byte) []Cataloged {
 func isCheckpointFile(f string) bool {
 	parts := strings.Split(f, "/")
 	return len(parts) == 5 && parts[0] == "memory" && parts[1] == "projects" && parts[2] != "" &&
-		parts[2] != "." && parts[2] != ".." && !strings.Contains(parts[2], `\`) && parts[3] == "checkpoints" && IsName(parts[4])
+		parts[2] != "." && parts[2] != ".." && !strings.Contains(parts[2], `\`) && parts[3] == "checkpoints" && checkpoint.IsName(parts[4])
 }
 
 // writeCatalog writes the catalog one entry a line, oldest first.
-func writeCatalog(cat []Cataloged) []byte {
+func writeCatalog(cat []Entry) []byte {
 	b := []byte{'['}
 	for i, c := range cat {
 		if i > 0 {
@@ -144,7 +153,7 @@ func writeCatalog(cat []Cataloged) []byte {
 		if !c.Time.IsZero() {
 			o.Str("time", c.Time.UTC().Format(time.RFC3339))
 		}
-		if c.Size >= 0 && c.Kind == KindHandoff {
+		if c.Size >= 0 && c.Kind == checkpoint.KindHandoff {
 			o.Int("size", c.Size)
 		}
 		o.StrOmitEmpty("line", c.Line)
@@ -166,12 +175,12 @@ type Catalog struct {
 	files   safefile.Writer
 	warn    func(format string, args ...any)
 	dryRun  bool
-	entries []Cataloged
+	entries []Entry
 	read    bool
 }
 
-// OpenCatalog returns the handle on p's catalog. It reads nothing until asked.
-func OpenCatalog(p *project.Project) *Catalog {
+// Open returns the handle on p's catalog. It reads nothing until asked.
+func Open(p *project.Project) *Catalog {
 	return &Catalog{root: p.Root, files: p.Files, warn: p.Warn, dryRun: p.DryRun}
 }
 
@@ -179,7 +188,7 @@ func OpenCatalog(p *project.Project) *Catalog {
 // cannot be read — not a regular file, too large, a link, not a JSON array — is cairn's to
 // repair: it is moved aside and rebuilt from the checkpoints themselves ([Catalog.heal]), and the
 // repair is reported through the project's Warn. The slice is the handle's: do not change it.
-func (x *Catalog) Entries() []Cataloged {
+func (x *Catalog) Entries() []Entry {
 	if !x.read {
 		x.read = true
 		data, _, err := safefile.ReadFile(x.root, x.path(), maxIndexSize)
@@ -247,30 +256,30 @@ func (x *Catalog) warnf(format string, args ...any) {
 
 // rebuild reads the catalog's entries back from the automatic checkpoints and hand-offs in the
 // checkpoint directory, oldest first, at most maxCatalog of them (the newest).
-func (x *Catalog) rebuild() []Cataloged {
-	names, _ := Names(x.root)
-	var out []Cataloged
+func (x *Catalog) rebuild() []Entry {
+	names, _ := checkpoint.Names(x.root)
+	var out []Entry
 	for i := len(names) - 1; i >= 0 && len(out) < maxCatalog; i-- {
 		n := names[i]
-		title, _, _ := SplitName(n)
+		title, _, _ := checkpoint.SplitName(n)
 		auto := strings.HasPrefix(title, "before-") || strings.HasPrefix(title, "auto-")
 		if !auto && !strings.HasPrefix(title, "handoff") && title != "session-handoff" {
 			continue // a saved checkpoint: never in the catalog
 		}
-		p := filepath.Join(Dir(x.root), n)
+		p := filepath.Join(checkpoint.Dir(x.root), n)
 		data, err := safefile.ReadHead(x.root, p, 64<<10)
 		if err != nil {
 			continue
 		}
-		fields, _ := SplitLoose(data)
-		fm := ReadFrontmatter(fields)
-		c := Cataloged{File: rel(x.root, p), Kind: fm.Kind, Branch: fm.Branch, Time: fm.Time, Event: fm.Event, Session: fm.Session, Size: -1}
+		fields, _ := checkpoint.SplitLoose(data)
+		fm := checkpoint.ReadFrontmatter(fields)
+		c := Entry{File: checkpoint.SavedAt(x.root, p).Rel, Kind: fm.Kind, Branch: fm.Branch, Time: fm.Time, Event: fm.Event, Session: fm.Session, Size: -1}
 		switch fm.Kind {
-		case KindAuto:
+		case checkpoint.KindAuto:
 			if id, ok := ParseCompactionID(fm.Event); ok {
 				c.Session = id.Session
 			}
-		case KindHandoff:
+		case checkpoint.KindHandoff:
 			if h, ok := ReadHandoff(x.root, p); ok {
 				c.Session, c.Line = h.Session, h.Doing
 			}
@@ -278,17 +287,17 @@ func (x *Catalog) rebuild() []Cataloged {
 			continue
 		}
 		if c.Time.IsZero() {
-			_, c.Time, _ = SplitName(n)
+			_, c.Time, _ = checkpoint.SplitName(n)
 		}
 		out = append(out, c)
 	}
-	slices.SortStableFunc(out, func(a, b Cataloged) int { return a.Time.Compare(b.Time) })
+	slices.SortStableFunc(out, func(a, b Entry) int { return a.Time.Compare(b.Time) })
 	return out
 }
 
 // Latest returns the newest entry of kind that matches session and branch ("" matches any), and
 // whose file is still there; ok is false when there is none.
-func (x *Catalog) Latest(kind, session, branch string) (Cataloged, bool) {
+func (x *Catalog) Latest(kind, session, branch string) (Entry, bool) {
 	cat := x.Entries()
 	for i := len(cat) - 1; i >= 0; i-- {
 		c := cat[i]
@@ -299,7 +308,7 @@ func (x *Catalog) Latest(kind, session, branch string) (Cataloged, bool) {
 			return c, true
 		}
 	}
-	return Cataloged{}, false
+	return Entry{}, false
 }
 
 // Recorded reports whether the automatic checkpoint for event exists: its event is in the catalog
@@ -307,7 +316,7 @@ func (x *Catalog) Latest(kind, session, branch string) (Cataloged, bool) {
 // compaction costs a stat and two small reads, not a transcript scan.
 func (x *Catalog) Recorded(event string) bool {
 	for _, c := range x.Entries() {
-		if c.Kind == KindAuto && c.Event == event && c.exists(x.root) {
+		if c.Kind == checkpoint.KindAuto && c.Event == event && c.exists(x.root) {
 			return true
 		}
 	}
@@ -315,17 +324,17 @@ func (x *Catalog) Recorded(event string) bool {
 }
 
 // Path is the entry's file, absolute.
-func (c Cataloged) Path(root string) string { return filepath.Join(root, filepath.FromSlash(c.File)) }
+func (c Entry) Path(root string) string { return filepath.Join(root, filepath.FromSlash(c.File)) }
 
 // exists reports whether the entry's file is a checkpoint inside the project.
-func (c Cataloged) exists(root string) bool {
+func (c Entry) exists(root string) bool {
 	_, err := safefile.Stat(root, c.Path(root))
 	return err == nil
 }
 
 // add appends c to the catalog, keeping it in time order (an entry's time is when its checkpoint
 // was taken; two hooks may finish out of order).
-func add(cat []Cataloged, c Cataloged) []Cataloged {
+func add(cat []Entry, c Entry) []Entry {
 	i := len(cat)
 	for i > 0 && cat[i-1].Time.After(c.Time) {
 		i--
@@ -335,8 +344,8 @@ func add(cat []Cataloged, c Cataloged) []Cataloged {
 
 // retain applies the retention rule to cat at now: it returns the entries to keep and those to
 // prune, newest first within each branch and kind.
-func retain(cat []Cataloged, now time.Time) (keep, drop []Cataloged) {
-	cutoff := now.Add(-RetainDays * 24 * time.Hour)
+func retain(cat []Entry, now time.Time) (keep, drop []Entry) {
+	cutoff := now.Add(-retainDays * 24 * time.Hour)
 	type group struct{ branch, kind string }
 	count := map[group]int{}
 	over := len(cat) - maxCatalog
@@ -362,7 +371,7 @@ func retain(cat []Cataloged, now time.Time) (keep, drop []Cataloged) {
 // checkpoint into a save of their own, by editing its kind, keeps it) — and after logging the
 // removal in the timeline, so that no checkpoint ever disappears without a line saying why. It
 // returns the failures.
-func prune(files safefile.Writer, root string, now time.Time, session string, drop []Cataloged, why string) error {
+func prune(files safefile.Writer, root string, now time.Time, session string, drop []Entry, why string) error {
 	var errs []error
 	for _, c := range drop {
 		note := why
@@ -374,8 +383,8 @@ func prune(files safefile.Writer, root string, now time.Time, session string, dr
 			errs = append(errs, fmt.Errorf("%s: %w", c.File, err))
 			continue
 		}
-		fm, _ := SplitLoose(data)
-		k := ReadFrontmatter(fm).Kind
+		fm, _ := checkpoint.SplitLoose(data)
+		k := checkpoint.ReadFrontmatter(fm).Kind
 		if k != c.Kind {
 			note = "not removed: its kind is now " + k + ", so it is no longer cairn's to prune"
 		}
@@ -406,10 +415,10 @@ func prune(files safefile.Writer, root string, now time.Time, session string, dr
 // new checkpoint is kept either way.
 //
 // The handle then holds the catalog as the lock saw it and as it was written: no reread.
-func (x *Catalog) writeCataloged(now time.Time, session string, write func(cat []Cataloged) (add Cataloged, ok bool, remove []Cataloged, err error)) error {
+func (x *Catalog) writeCataloged(now time.Time, session string, write func(cat []Entry) (add Entry, ok bool, remove []Entry, err error)) error {
 	files, root := x.files, x.root
 	var pruneErr error
-	var final []Cataloged
+	var final []Entry
 	x.Entries() // a catalog that cannot be read is repaired first, or every write would fail
 	_, err := files.Update(filepath.Join(root, IndexFile), 0o600, func(old []byte, _ bool) ([]byte, error) {
 		pruneErr = nil
@@ -427,8 +436,8 @@ func (x *Catalog) writeCataloged(now time.Time, session string, write func(cat [
 		}
 		var errs []error
 		if len(remove) > 0 {
-			cat = slices.DeleteFunc(cat, func(e Cataloged) bool {
-				return slices.ContainsFunc(remove, func(r Cataloged) bool { return r.File == e.File })
+			cat = slices.DeleteFunc(cat, func(e Entry) bool {
+				return slices.ContainsFunc(remove, func(r Entry) bool { return r.File == e.File })
 			})
 			errs = append(errs, prune(files, root, now, session, remove, "replaced by this session's newer hand-off"))
 		}

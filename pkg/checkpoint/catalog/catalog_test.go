@@ -1,4 +1,4 @@
-package checkpoint
+package catalog
 
 import (
 	"encoding/json"
@@ -10,8 +10,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-hooks/cairn/pkg/checkpoint"
+	"github.com/cairn-hooks/cairn/pkg/safefile"
 	"github.com/cairn-hooks/cairn/pkg/tasks"
 )
+
+var t0 = time.Date(2026, 4, 18, 14, 30, 0, 0, time.FixedZone("PDT", -7*3600))
+
+func disk(root string) safefile.Writer { return safefile.Disk{Roots: []string{root}} }
+
+// catalogOf is a fresh handle on root's catalog: each call reads the file anew.
+func catalogOf(files safefile.Writer, root string) *Catalog {
+	return &Catalog{root: root, files: files}
+}
 
 // A catalog written by an earlier cairn ({"event","file"} only) reads as automatic checkpoints
 // whose session comes from the event and time from the file name.
@@ -28,7 +39,7 @@ func TestCatalogReadsEarlierIndex(t *testing.T) {
 		t.Fatal(cat)
 	}
 	c := cat[0]
-	if c.Kind != KindAuto || c.Session != "s1" || c.Event != "s1/auto/100" || c.Size != -1 {
+	if c.Kind != checkpoint.KindAuto || c.Session != "s1" || c.Event != "s1/auto/100" || c.Size != -1 {
 		t.Fatalf("%+v", c)
 	}
 	if got := c.Time.Format("20060102-150405"); got != "20260418-143000" {
@@ -44,9 +55,9 @@ func TestCatalogReadsEarlierIndex(t *testing.T) {
 }
 
 func TestCatalogRoundTrip(t *testing.T) {
-	in := []Cataloged{
-		{Event: "s1/manual/5", File: "memory/projects/p/checkpoints/20260418-143000-a.md", Kind: KindAuto, Session: "s1", Branch: "main", Time: t0.UTC(), Size: -1, Tasks: "x1"},
-		{File: "memory/projects/my proj/checkpoints/20260418-153000-b-\"quoted\".md", Kind: KindHandoff, Session: "s2", Branch: "feat/ü", Time: t0.Add(time.Hour).UTC(), Size: 1234, Line: "fix the\tlexer"},
+	in := []Entry{
+		{Event: "s1/manual/5", File: "memory/projects/p/checkpoints/20260418-143000-a.md", Kind: checkpoint.KindAuto, Session: "s1", Branch: "main", Time: t0.UTC(), Size: -1, Tasks: "x1"},
+		{File: "memory/projects/my proj/checkpoints/20260418-153000-b-\"quoted\".md", Kind: checkpoint.KindHandoff, Session: "s2", Branch: "feat/ü", Time: t0.Add(time.Hour).UTC(), Size: 1234, Line: "fix the\tlexer"},
 	}
 	out := readCatalog(writeCatalog(in))
 	if fmt.Sprint(out) != fmt.Sprint(in) {
@@ -74,7 +85,7 @@ func TestCatalogNamesOnlyCheckpoints(t *testing.T) {
 }
 
 // makeAuto writes an automatic checkpoint for session sid on branch at time at.
-func makeAuto(t *testing.T, root, sid, branch string, at time.Time, size int) Saved {
+func makeAuto(t *testing.T, root, sid, branch string, at time.Time, size int) checkpoint.Saved {
 	t.Helper()
 	in := AutoInput{SessionID: sid, Trigger: "auto", Event: fmt.Sprintf("%s/auto/%d", sid, size), Branch: branch, Now: at}
 	s, written, err := catalogOf(disk(root), root).Auto(in)
@@ -87,11 +98,11 @@ func makeAuto(t *testing.T, root, sid, branch string, at time.Time, size int) Sa
 func countKind(t *testing.T, root, kind string) int {
 	t.Helper()
 	n := 0
-	names, _ := Names(root)
+	names, _ := checkpoint.Names(root)
 	for _, name := range names {
-		data, _ := os.ReadFile(filepath.Join(Dir(root), name))
-		fm, _ := SplitLoose(data)
-		if ReadFrontmatter(fm).Kind == kind {
+		data, _ := os.ReadFile(filepath.Join(checkpoint.Dir(root), name))
+		fm, _ := checkpoint.SplitLoose(data)
+		if checkpoint.ReadFrontmatter(fm).Kind == kind {
 			n++
 		}
 	}
@@ -103,7 +114,7 @@ func countKind(t *testing.T, root, kind string) int {
 func TestRetention(t *testing.T) {
 	root := t.TempDir()
 	start := time.Date(2026, 11, 1, 9, 0, 0, 0, time.Local)
-	if _, err := Save(disk(root), root, Entry{Title: "mine", Time: start.Add(-90 * 24 * time.Hour), Sections: Sections{Summary: "x"}}); err != nil {
+	if _, err := checkpoint.Save(disk(root), root, checkpoint.Entry{Title: "mine", Time: start.Add(-90 * 24 * time.Hour), Sections: checkpoint.Sections{Summary: "x"}}); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 35; i++ {
@@ -112,10 +123,10 @@ func TestRetention(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		makeAuto(t, root, "s2", "feat", start.Add(time.Duration(i)*time.Minute), 100+i)
 	}
-	if n := countKind(t, root, KindAuto); n != 33 {
+	if n := countKind(t, root, checkpoint.KindAuto); n != 33 {
 		t.Fatalf("%d automatic checkpoints kept, want 30 on main + 3 on feat", n)
 	}
-	if n := countKind(t, root, KindSaved); n != 1 {
+	if n := countKind(t, root, checkpoint.KindSaved); n != 1 {
 		t.Fatalf("the saved checkpoint is gone: %d", n)
 	}
 	cat := catalogOf(disk(root), root).Entries()
@@ -140,10 +151,10 @@ func TestRetention(t *testing.T) {
 
 	// 31 days later one new checkpoint on feat prunes everything older than 30 days.
 	makeAuto(t, root, "s3", "feat", start.Add(31*24*time.Hour), 999)
-	if n := countKind(t, root, KindAuto); n != 1 {
+	if n := countKind(t, root, checkpoint.KindAuto); n != 1 {
 		t.Fatalf("%d automatic checkpoints after 31 days, want 1", n)
 	}
-	if n := countKind(t, root, KindSaved); n != 1 {
+	if n := countKind(t, root, checkpoint.KindSaved); n != 1 {
 		t.Fatal("the saved checkpoint was pruned")
 	}
 }
@@ -180,7 +191,7 @@ func TestRetentionBoundsGrowth(t *testing.T) {
 			makeAuto(t, root, fmt.Sprintf("d%d", day), "main", start.Add(time.Duration(day)*24*time.Hour+time.Duration(i)*time.Hour), i)
 		}
 	}
-	names, _ := Names(root)
+	names, _ := checkpoint.Names(root)
 	if len(names) != RetainPerBranch {
 		t.Fatalf("%d checkpoints after 400 compactions, want %d", len(names), RetainPerBranch)
 	}
@@ -194,7 +205,7 @@ func TestAttachSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	before, _ := os.ReadFile(s.Path)
-	c, ok := catalogOf(disk(root), root).Latest(KindAuto, "sess-1", "")
+	c, ok := catalogOf(disk(root), root).Latest(checkpoint.KindAuto, "sess-1", "")
 	if !ok || c.File != s.Rel {
 		t.Fatal(c, ok)
 	}
@@ -214,7 +225,7 @@ func TestAttachSummary(t *testing.T) {
 	body := string(after[fmEnd:])
 	for _, want := range []string{
 		"### Summary\n\nAutomatic checkpoint taken by cairn before a manual compaction of session sess-1.",
-		"Completed tasks:\n- parser\n\n" + SummaryLabel + "\n\n1. Primary request: fix the lexer.\n\\## Notes\nkey [REDACTED]\n\n### Decisions Made",
+		"Completed tasks:\n- parser\n\n" + summaryLabel + "\n\n1. Primary request: fix the lexer.\n\\## Notes\nkey [REDACTED]\n\n### Decisions Made",
 		decisionsInSummary + " See also the run's MEMORY.md, ## Decisions.",
 		"### Notes\n\nCompaction instructions:",
 	} {
@@ -230,23 +241,23 @@ func TestAttachSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	again, _ := os.ReadFile(s.Path)
-	if strings.Count(string(again), SummaryLabel) != 1 || !strings.Contains(string(again), SummaryLabel+"\n\nsecond\n\n### Decisions") {
+	if strings.Count(string(again), summaryLabel) != 1 || !strings.Contains(string(again), summaryLabel+"\n\nsecond\n\n### Decisions") {
 		t.Fatalf("%s", again)
 	}
 	if got := summaryOf(t, s.Path); got != "second" {
 		t.Fatalf("ClaudeSummary = %q", got)
 	}
 	// A checkpoint that is not automatic is never rewritten.
-	mine, _ := Save(disk(root), root, Entry{Title: "mine", Time: t0, Sections: Sections{Summary: "x"}})
-	if _, err := AttachSummary(disk(root), root, Cataloged{File: mine.Rel}, "s"); err == nil {
+	mine, _ := checkpoint.Save(disk(root), root, checkpoint.Entry{Title: "mine", Time: t0, Sections: checkpoint.Sections{Summary: "x"}})
+	if _, err := AttachSummary(disk(root), root, Entry{File: mine.Rel}, "s"); err == nil {
 		t.Fatal("a saved checkpoint took a summary")
 	}
 }
 
 func summaryOf(t *testing.T, path string) string {
 	data, _ := os.ReadFile(path)
-	_, body := SplitLoose(data)
-	_, sec := ParseBody(body)
+	_, body := checkpoint.SplitLoose(data)
+	_, sec := checkpoint.ParseBody(body)
 	return ClaudeSummary(sec.Summary)
 }
 
@@ -283,10 +294,10 @@ func TestHandoffReplaces(t *testing.T) {
 	if _, err := os.Stat(first.Path); !os.IsNotExist(err) {
 		t.Fatal("the session's first hand-off is still there")
 	}
-	if n := countKind(t, root, KindHandoff); n != 2 {
+	if n := countKind(t, root, checkpoint.KindHandoff); n != 2 {
 		t.Fatalf("%d hand-offs, want 2", n)
 	}
-	c, ok := catalogOf(disk(root), root).Latest(KindHandoff, "", "main")
+	c, ok := catalogOf(disk(root), root).Latest(checkpoint.KindHandoff, "", "main")
 	if !ok || c.File != second.Rel || c.Line != "add the cache" || c.Size != 10 {
 		t.Fatalf("%+v", c)
 	}
@@ -335,9 +346,9 @@ func TestPrunedLineNamesItsCompaction(t *testing.T) {
 		makeAuto(t, root, "s1", "main", t0, 100+i)
 	}
 	events := map[string]string{} // file name -> compaction of the checkpoint there now
-	names, _ := Names(root)
+	names, _ := checkpoint.Names(root)
 	for _, n := range names {
-		ev, ok := eventOf(root, filepath.Join(Dir(root), n))
+		ev, ok := eventOf(root, filepath.Join(checkpoint.Dir(root), n))
 		if !ok {
 			t.Fatalf("%s has no event line", n)
 		}
@@ -386,7 +397,7 @@ func TestCatalogHandleReadsOnce(t *testing.T) {
 	}
 	index := filepath.Join(root, IndexFile)
 	os.WriteFile(index, []byte("not json"), 0o600)
-	if c, ok := x.Latest(KindAuto, "s1", ""); !ok || c.Session != "s1" {
+	if c, ok := x.Latest(checkpoint.KindAuto, "s1", ""); !ok || c.Session != "s1" {
 		t.Fatalf("the handle reread the catalog: %+v %v", c, ok)
 	}
 	// Its own write reads the file under the lock (damaged since: rebuilt from the checkpoints)

@@ -1,4 +1,4 @@
-package checkpoint
+package catalog
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-hooks/cairn/pkg/checkpoint"
 	"github.com/cairn-hooks/cairn/pkg/plain"
 	"github.com/cairn-hooks/cairn/pkg/redact"
 	"github.com/cairn-hooks/cairn/pkg/runstate"
@@ -51,13 +52,13 @@ type HandoffInput struct {
 // Handoff writes the session's hand-off checkpoint (kind handoff) and returns it. A session has
 // one hand-off: a new one (the session resumed, did more and ended again) replaces the one
 // before, whose removal is logged. It runs the retention rule as Auto does.
-func (x *Catalog) Handoff(in HandoffInput) (Saved, error) {
+func (x *Catalog) Handoff(in HandoffInput) (checkpoint.Saved, error) {
 	files, root := x.files, x.root
-	var saved Saved
-	err := x.writeCataloged(in.Now, in.SessionID, func(cat []Cataloged) (Cataloged, bool, []Cataloged, error) {
-		var old []Cataloged
+	var saved checkpoint.Saved
+	err := x.writeCataloged(in.Now, in.SessionID, func(cat []Entry) (Entry, bool, []Entry, error) {
+		var old []Entry
 		for _, c := range cat {
-			if c.Kind == KindHandoff && c.Session == in.SessionID && in.SessionID != "" {
+			if c.Kind == checkpoint.KindHandoff && c.Session == in.SessionID && in.SessionID != "" {
 				old = append(old, c)
 			}
 		}
@@ -66,11 +67,11 @@ func (x *Catalog) Handoff(in HandoffInput) (Saved, error) {
 		// shares 1.5 s with every other SessionEnd hook, of which an fsync on a busy disk can take
 		// a real share (docs/BENCHMARKS.md). A power cut right after a session ends can cost its
 		// hand-off.
-		if saved, err = Save(files, root, handoffEntry(in), safefile.NoSync); err != nil {
-			return Cataloged{}, false, nil, err
+		if saved, err = checkpoint.Save(files, root, handoffEntry(in), safefile.NoSync); err != nil {
+			return Entry{}, false, nil, err
 		}
-		return Cataloged{
-			File: saved.Rel, Kind: KindHandoff, Session: in.SessionID, Branch: in.Branch, Time: in.Now,
+		return Entry{
+			File: saved.Rel, Kind: checkpoint.KindHandoff, Session: in.SessionID, Branch: in.Branch, Time: in.Now,
 			Size: in.Size, Line: plain.Field(in.Doing, MaxDoingRunes), Tasks: in.Tasks,
 		}, true, old, nil
 	})
@@ -83,14 +84,14 @@ func (x *Catalog) Handoff(in HandoffInput) (Saved, error) {
 	return saved, errors.Join(err, errLog)
 }
 
-func handoffEntry(in HandoffInput) Entry {
+func handoffEntry(in HandoffInput) checkpoint.Entry {
 	doing := plain.Field(in.Doing, MaxDoingRunes)
 	title := "session-handoff"
 	if doing != "" {
 		title = "handoff " + doing
 	}
-	e := Entry{
-		Title: title, Status: StatusHandoff, Kind: KindHandoff, Branch: in.Branch, Time: in.Now,
+	e := checkpoint.Entry{
+		Title: title, Status: StatusHandoff, Kind: checkpoint.KindHandoff, Branch: in.Branch, Time: in.Now,
 		Files: in.Files, Session: in.SessionID,
 	}
 	if !in.Started.IsZero() && !in.Now.Before(in.Started) {
@@ -225,16 +226,16 @@ type HandoffFile struct {
 // The session is the frontmatter's session: field, or for hand-offs written before it, the one
 // the Summary's first line names.
 func ReadHandoff(root, path string) (h HandoffFile, ok bool) {
-	data, err := safefile.ReadHead(root, path, MaxRead)
+	data, err := safefile.ReadHead(root, path, checkpoint.MaxRead)
 	if err != nil {
 		return h, false
 	}
-	fields, body := SplitLoose(data)
-	fm := ReadFrontmatter(fields)
-	if fm.Kind != KindHandoff || fm.Time.IsZero() {
+	fields, body := checkpoint.SplitLoose(data)
+	fm := checkpoint.ReadFrontmatter(fields)
+	if fm.Kind != checkpoint.KindHandoff || fm.Time.IsZero() {
 		return h, false
 	}
-	_, sec := ParseBody(body)
+	_, sec := checkpoint.ParseBody(body)
 	h = HandoffFile{Session: fm.Session, Branch: fm.Branch, Time: fm.Time}
 	for _, l := range strings.Split(sec.Summary, "\n") {
 		if h.Session == "" {

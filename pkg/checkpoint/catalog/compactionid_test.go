@@ -1,6 +1,8 @@
-package checkpoint
+package catalog
 
-import "testing"
+import (
+	"testing"
+)
 
 func TestIDRoundTrip(t *testing.T) {
 	for _, id := range []CompactionID{{"abc-123", "auto", 4567}, {"s", "manual", -1}, {"s", "auto/x", 0}} {

@@ -1,4 +1,4 @@
-package checkpoint
+package catalog
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-hooks/cairn/pkg/checkpoint"
 	"github.com/cairn-hooks/cairn/pkg/runstate"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 	"github.com/cairn-hooks/cairn/pkg/tasks"
@@ -85,7 +86,7 @@ func TestAutoOncePerEvent(t *testing.T) {
 	if after, _ := os.ReadFile(first); !bytes.Equal(before, after) {
 		t.Fatal("checkpoint rewritten")
 	}
-	if names, _ := Names(root); len(names) != 1 {
+	if names, _ := checkpoint.Names(root); len(names) != 1 {
 		t.Fatalf("%d checkpoints", len(names))
 	}
 
@@ -101,7 +102,7 @@ func TestAutoOncePerEvent(t *testing.T) {
 	if err != nil || !written || p.Path == first {
 		t.Fatalf("new compaction: %s %v %v", p.Path, written, err)
 	}
-	if names, _ := Names(root); len(names) != 2 {
+	if names, _ := checkpoint.Names(root); len(names) != 2 {
 		t.Fatal(names)
 	}
 }
@@ -130,7 +131,7 @@ func TestAutoConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	names, _ := Names(root)
+	names, _ := checkpoint.Names(root)
 	if writes != 1 || len(names) != 1 {
 		t.Fatalf("%d writes, %d files", writes, len(names))
 	}
@@ -155,10 +156,10 @@ func TestAutoMinimal(t *testing.T) {
 	}
 	p := saved.Path
 	data, _ := os.ReadFile(p)
-	fm, body := SplitLoose(data)
-	c := ReadFrontmatter(fm)
-	_, s := ParseBody(body)
-	if title, _, _ := SplitName(filepath.Base(p)); title != "before-unknown-compaction" || c.Kind != KindAuto || c.Event != "nosession/unknown/-1" || c.HasDuration || s.Remaining != "No open tasks recorded." {
+	fm, body := checkpoint.SplitLoose(data)
+	c := checkpoint.ReadFrontmatter(fm)
+	_, s := checkpoint.ParseBody(body)
+	if title, _, _ := checkpoint.SplitName(filepath.Base(p)); title != "before-unknown-compaction" || c.Kind != checkpoint.KindAuto || c.Event != "nosession/unknown/-1" || c.HasDuration || s.Remaining != "No open tasks recorded." {
 		t.Fatalf("%s %+v %+v", p, c, s)
 	}
 	if ev, ok := eventOf(root, p); !ok || ev != "nosession/unknown/-1" {
@@ -193,7 +194,7 @@ func TestAutoTitleAndGrammar(t *testing.T) {
 			t.Fatal(err)
 		}
 		data, _ := os.ReadFile(saved.Path)
-		if title, _, _ := SplitName(filepath.Base(saved.Path)); title != "before-"+trigger+"-compaction" || !strings.Contains(string(data), want) {
+		if title, _, _ := checkpoint.SplitName(filepath.Base(saved.Path)); title != "before-"+trigger+"-compaction" || !strings.Contains(string(data), want) {
 			t.Errorf("%s: %s\n%s", trigger, saved.Path, data)
 		}
 	}
@@ -214,19 +215,19 @@ func TestAutoFindsLostEventInABusySecond(t *testing.T) {
 			t.Fatalf("checkpoint %d: %v %v", i, written, err)
 		}
 	}
-	names, _ := Names(root)
+	names, _ := checkpoint.Names(root)
 	if len(names) != 20 {
 		t.Fatalf("%d checkpoints", len(names))
 	}
 	// The event of the name the newest-first scan reaches last.
-	lastEvent, _ := eventOf(root, filepath.Join(Dir(root), names[len(names)-1]))
+	lastEvent, _ := eventOf(root, filepath.Join(checkpoint.Dir(root), names[len(names)-1]))
 	if err := os.Remove(filepath.Join(root, filepath.FromSlash(IndexFile))); err != nil {
 		t.Fatal(err)
 	}
 	if _, written, err := catalogOf(disk(root), root).Auto(AutoInput{SessionID: "s", Trigger: "auto", Event: lastEvent, Branch: "main", Now: t0.Add(time.Second)}); err != nil || written {
 		t.Fatalf("the repeat of %s: written %v, %v (a second checkpoint for one compaction)", lastEvent, written, err)
 	}
-	if n, _ := Names(root); len(n) != 20 {
+	if n, _ := checkpoint.Names(root); len(n) != 20 {
 		t.Errorf("%d checkpoints after the repeat, want 20", len(n))
 	}
 }

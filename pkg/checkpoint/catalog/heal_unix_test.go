@@ -1,6 +1,6 @@
 //go:build unix
 
-package checkpoint
+package catalog
 
 import (
 	"os"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-hooks/cairn/pkg/checkpoint"
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
@@ -49,8 +50,8 @@ func TestCatalogHeals(t *testing.T) {
 			var warnings []string
 			p := &project.Project{Root: root, Files: safefile.Disk{Roots: []string{root}},
 				Warn: func(f string, a ...any) { warnings = append(warnings, f) }}
-			x := OpenCatalog(p)
-			if c, ok := x.Latest(KindHandoff, "s0", "main"); !ok || c.Line != "the lexer" {
+			x := Open(p)
+			if c, ok := x.Latest(checkpoint.KindHandoff, "s0", "main"); !ok || c.Line != "the lexer" {
 				t.Fatalf("the rebuilt catalog lacks the hand-off: %+v", x.Entries())
 			}
 			in := autoInput()
@@ -58,8 +59,8 @@ func TestCatalogHeals(t *testing.T) {
 			if _, written, err := x.Auto(in); err != nil || !written {
 				t.Fatalf("no automatic checkpoint after the repair: %v %v", written, err)
 			}
-			if !OpenCatalog(p).Recorded("s2/auto/9") || !OpenCatalog(p).Recorded("s1/auto/1") {
-				t.Fatalf("the catalog on disk: %+v", OpenCatalog(p).Entries())
+			if !Open(p).Recorded("s2/auto/9") || !Open(p).Recorded("s1/auto/1") {
+				t.Fatalf("the catalog on disk: %+v", Open(p).Entries())
 			}
 			if len(warnings) != 1 || !strings.HasPrefix(warnings[0], "repaired: ") {
 				t.Fatalf("warnings: %q", warnings)

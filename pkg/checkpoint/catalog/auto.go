@@ -1,16 +1,18 @@
-package checkpoint
+package catalog
 
 import (
 	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/cairn-hooks/cairn/pkg/checkpoint"
 	"github.com/cairn-hooks/cairn/pkg/plain"
 	"github.com/cairn-hooks/cairn/pkg/redact"
 	"github.com/cairn-hooks/cairn/pkg/runstate"
+	"github.com/cairn-hooks/cairn/pkg/safefile"
 	"github.com/cairn-hooks/cairn/pkg/tasks"
-	"time"
 )
 
 // Bounds on what an automatic checkpoint copies, so that a huge task list or a pasted prompt
@@ -56,61 +58,55 @@ type AutoInput struct {
 // returns the existing checkpoint with written false. No wall-clock window is involved. A new
 // checkpoint runs the retention rule (see RetainPerBranch), whose removals are logged in the
 // timeline.
-func (x *Catalog) Auto(in AutoInput) (saved Saved, written bool, err error) {
+func (x *Catalog) Auto(in AutoInput) (saved checkpoint.Saved, written bool, err error) {
 	files, root := x.files, x.root
 	if in.Event == "" {
-		return Saved{}, false, errors.New("automatic checkpoint: no compaction identity")
+		return checkpoint.Saved{}, false, errors.New("automatic checkpoint: no compaction identity")
 	}
 	trigger := in.Trigger
 	if trigger == "" {
 		trigger = "unknown"
 	}
-	err = x.writeCataloged(in.Now, in.SessionID, func(cat []Cataloged) (Cataloged, bool, []Cataloged, error) {
+	err = x.writeCataloged(in.Now, in.SessionID, func(cat []Entry) (Entry, bool, []Entry, error) {
 		written = false
 		for _, c := range cat {
-			if c.Kind == KindAuto && c.Event == in.Event && c.exists(root) {
-				saved = savedAt(root, c.Path(root))
-				return Cataloged{}, false, nil, nil
+			if c.Kind == checkpoint.KindAuto && c.Event == in.Event && c.exists(root) {
+				saved = checkpoint.SavedAt(root, c.Path(root))
+				return Entry{}, false, nil, nil
 			}
 		}
 		if p, ok := findEvent(root, in.Event); ok {
-			saved = savedAt(root, p)
+			saved = checkpoint.SavedAt(root, p)
 		} else {
 			var err error
-			if saved, err = Save(files, root, autoEntry(in, trigger)); err != nil {
-				return Cataloged{}, false, nil, err
+			if saved, err = checkpoint.Save(files, root, autoEntry(in, trigger)); err != nil {
+				return Entry{}, false, nil, err
 			}
 			written = true
 		}
-		return Cataloged{Event: in.Event, File: saved.Rel, Kind: KindAuto, Session: in.SessionID, Branch: in.Branch, Time: in.Now, Size: -1, Tasks: TaskPrint(in.Open, in.Completed)}, true, nil, nil
+		return Entry{Event: in.Event, File: saved.Rel, Kind: checkpoint.KindAuto, Session: in.SessionID, Branch: in.Branch, Time: in.Now, Size: -1, Tasks: TaskPrint(in.Open, in.Completed)}, true, nil, nil
 	})
 	return saved, written, err
 }
 
-// savedAt names an existing checkpoint.
-func savedAt(root, path string) Saved {
-	title, _, _ := SplitName(filepath.Base(path))
-	return Saved{Path: path, Rel: rel(root, path), Title: title}
-}
-
 // findEvent looks for event in the frontmatter of the newest automatic checkpoints.
 func findEvent(root, event string) (string, bool) {
-	names, err := Names(root)
+	names, err := checkpoint.Names(root)
 	if err != nil {
 		return "", false
 	}
 	seen, last := 0, ""
 	for _, n := range names {
-		title, _, _ := SplitName(n)
+		title, _, _ := checkpoint.SplitName(n)
 		if !strings.HasPrefix(title, "before-") && !strings.HasPrefix(title, "auto-") {
 			continue // not an automatic checkpoint (auto- is how earlier versions named them)
 		}
-		second := n[:min(len(n), len(nameLayout))]
+		second := n[:min(len(n), len(checkpoint.NameLayout))]
 		if seen++; seen > recentScan && second != last || seen > maxScanSecond {
 			break
 		}
 		last = second
-		p := filepath.Join(Dir(root), n)
+		p := filepath.Join(checkpoint.Dir(root), n)
 		if ev, ok := eventOf(root, p); ok && ev == event {
 			return p, true
 		}
@@ -118,11 +114,22 @@ func findEvent(root, event string) (string, bool) {
 	return "", false
 }
 
-func autoEntry(in AutoInput, trigger string) Entry {
-	e := Entry{
+// eventOf reads the event of the checkpoint at path from its first 64 KiB with the line reader:
+// Auto wrote that line itself (Render), and the line reader reads what Render writes as YAML does.
+func eventOf(root, path string) (string, bool) {
+	data, err := safefile.ReadHead(root, path, 64<<10)
+	if err != nil {
+		return "", false
+	}
+	fm, _ := checkpoint.SplitLoose(data)
+	return checkpoint.ReadFrontmatter(fm).Event, true
+}
+
+func autoEntry(in AutoInput, trigger string) checkpoint.Entry {
+	e := checkpoint.Entry{
 		Title:  "before-" + trigger + "-compaction",
-		Status: StatusAuto,
-		Kind:   KindAuto,
+		Status: checkpoint.StatusAuto,
+		Kind:   checkpoint.KindAuto,
 		Branch: in.Branch,
 		Time:   in.Now,
 		Files:  in.FilesEdited,

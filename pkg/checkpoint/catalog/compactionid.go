@@ -1,14 +1,13 @@
-package checkpoint
+package catalog
 
 import (
 	"strconv"
 	"strings"
 )
 
-// The compaction's identity is defined here, below package compaction, which builds it
-// (compaction.IdentityOf) and holds the policy about a missed or repeated PreCompact: the
-// catalog of automatic checkpoints is keyed by it, and the checkpoint package cannot import
-// compaction.
+// The compaction's identity is defined beside the catalog, which is keyed by it, and below
+// package compaction, which builds it (compaction.IdentityOf) and holds the policy about a missed
+// or repeated PreCompact: the catalog cannot import compaction, which opens the catalog.
 
 // CompactionID is a compaction's identity (docs/DESIGN.md, Facts about Claude Code): the same
 // session, trigger and transcript length mean a repeated PreCompact for the same compaction, not

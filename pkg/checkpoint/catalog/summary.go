@@ -1,4 +1,4 @@
-package checkpoint
+package catalog
 
 import (
 	"bytes"
@@ -8,17 +8,18 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/cairn-hooks/cairn/pkg/checkpoint"
 	"github.com/cairn-hooks/cairn/pkg/flatmatter"
 	"github.com/cairn-hooks/cairn/pkg/plain"
 	"github.com/cairn-hooks/cairn/pkg/runstate"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
 
-// SummaryLabel opens Claude Code's own summary inside an automatic checkpoint's Summary, after
+// summaryLabel opens Claude Code's own summary inside an automatic checkpoint's Summary, after
 // cairn's lines: what follows it, to the end of the section, is the compact_summary that
 // PostCompact received, so that a person or Claude reading the checkpoint knows whose words they
 // are.
-const SummaryLabel = "Claude Code's own summary of the conversation, written at this compaction (compact_summary; secrets redacted):"
+const summaryLabel = "Claude Code's own summary of the conversation, written at this compaction (compact_summary; secrets redacted):"
 
 // decisionsInSummary replaces autoEntry's "not recorded" Decisions once the summary is there.
 const decisionsInSummary = "Not recorded separately: Claude Code's summary above covers the conversation's decisions."
@@ -56,32 +57,32 @@ func CompactSummary(raw string) string {
 	return s
 }
 
-// ErrNotAuto reports a checkpoint that is not (or no longer) an automatic one.
-var ErrNotAuto = errors.New("not an automatic checkpoint")
+// errNotAuto reports a checkpoint that is not (or no longer) an automatic one.
+var errNotAuto = errors.New("not an automatic checkpoint")
 
 // AttachSummary keeps summary (CompactSummary's text) in the automatic checkpoint c: cairn's
-// own lines of the Summary stay first, then SummaryLabel and the summary; the Decisions line
+// own lines of the Summary stay first, then summaryLabel and the summary; the Decisions line
 // says the summary covers them. Only the body is rewritten — the frontmatter keeps its bytes —
 // and a repeat with the same summary changes nothing (changed false). A checkpoint whose kind is
-// no longer auto is left alone (ErrNotAuto).
-func AttachSummary(files safefile.Writer, root string, c Cataloged, summary string) (changed bool, err error) {
-	return files.Update(c.Path(root), checkpointPerm, func(old []byte, exists bool) ([]byte, error) {
+// no longer auto is left alone (errNotAuto).
+func AttachSummary(files safefile.Writer, root string, c Entry, summary string) (changed bool, err error) {
+	return files.Update(c.Path(root), checkpoint.Perm, func(old []byte, exists bool) ([]byte, error) {
 		if !exists {
 			return nil, fmt.Errorf("%s: %w", c.File, fs.ErrNotExist)
 		}
 		fields, body, closed := flatmatter.Split(old)
 		if !closed {
-			return nil, fmt.Errorf("%s: %w", c.File, ErrNotAuto)
+			return nil, fmt.Errorf("%s: %w", c.File, errNotAuto)
 		}
-		fm := ReadFrontmatter(fields)
-		if fm.Kind != KindAuto {
-			return nil, fmt.Errorf("%s: %w", c.File, ErrNotAuto)
+		fm := checkpoint.ReadFrontmatter(fields)
+		if fm.Kind != checkpoint.KindAuto {
+			return nil, fmt.Errorf("%s: %w", c.File, errNotAuto)
 		}
-		heading, sec := ParseBody(body)
+		heading, sec := checkpoint.ParseBody(body)
 		own := sec.Summary // cairn's lines, before any summary attached already
-		if strings.HasPrefix(own, SummaryLabel) {
+		if strings.HasPrefix(own, summaryLabel) {
 			own = ""
-		} else if i := strings.Index(own, "\n"+SummaryLabel); i >= 0 {
+		} else if i := strings.Index(own, "\n"+summaryLabel); i >= 0 {
 			own = own[:i]
 		}
 		own = strings.TrimRight(own, "\n")
@@ -89,7 +90,7 @@ func AttachSummary(files safefile.Writer, root string, c Cataloged, summary stri
 		if own != "" {
 			s.WriteString(own + "\n\n")
 		}
-		s.WriteString(SummaryLabel + "\n\n" + summary)
+		s.WriteString(summaryLabel + "\n\n" + summary)
 		sec.Summary = s.String()
 		if !strings.HasPrefix(sec.Decisions, decisionsInSummary) {
 			run := strings.Contains(sec.Decisions, runstate.MemoryName)
@@ -103,18 +104,18 @@ func AttachSummary(files safefile.Writer, root string, c Cataloged, summary stri
 		// Every section was redacted when the checkpoint was written, the summary by
 		// CompactSummary: a second pass over a long summary would cost PostCompact a third of
 		// its budget and change nothing.
-		return renderBody(&b, Entry{Title: heading, Sections: sec}, func(s string) string { return s }), nil
-	}, safefile.Limit(MaxRead))
+		return checkpoint.RenderBody(&b, checkpoint.Entry{Title: heading, Sections: sec}, func(s string) string { return s }), nil
+	}, safefile.Limit(checkpoint.MaxRead))
 }
 
 // ClaudeSummary returns the Claude Code summary an automatic checkpoint's Summary section
-// holds (what follows SummaryLabel), or "".
+// holds (what follows summaryLabel), or "".
 func ClaudeSummary(section string) string {
-	if strings.HasPrefix(section, SummaryLabel) {
-		return strings.TrimSpace(section[len(SummaryLabel):])
+	if strings.HasPrefix(section, summaryLabel) {
+		return strings.TrimSpace(section[len(summaryLabel):])
 	}
-	if i := strings.Index(section, "\n"+SummaryLabel); i >= 0 {
-		return strings.TrimSpace(section[i+1+len(SummaryLabel):])
+	if i := strings.Index(section, "\n"+summaryLabel); i >= 0 {
+		return strings.TrimSpace(section[i+1+len(summaryLabel):])
 	}
 	return ""
 }
