@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cairn-hooks/cairn/pkg/checkpoint"
 	"github.com/cairn-hooks/cairn/pkg/checkpoint/catalog"
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/registry"
@@ -163,6 +164,7 @@ type facts struct {
 	edited    []string
 	prompts   []string
 	branch    string
+	record    checkpoint.Record
 }
 
 func gather(p *project.Project, in Input, id catalog.CompactionID) facts {
@@ -181,6 +183,7 @@ func gather(p *project.Project, in Input, id catalog.CompactionID) facts {
 			p.Warn("%v", err)
 		}
 		f.edited, f.prompts = tr.Edited, tr.Prompts
+		f.record = catalog.NewRecord(tr.Activity, tr.LastText, tr.Prompts)
 		for _, td := range tr.Todos {
 			all = append(all, tasks.Task{ID: td.ID, Subject: td.Subject, Status: td.Status})
 		}
@@ -252,7 +255,7 @@ func autoCheckpoint(p *project.Project, cat *catalog.Catalog, in Input, f facts,
 	ai := catalog.AutoInput{
 		SessionID: in.SessionID, Trigger: in.Trigger, Event: f.id.String(),
 		Instructions: in.Instructions, Branch: f.branch, Now: f.at,
-		Open: f.open, Completed: f.completed, FilesEdited: f.edited, Prompts: f.prompts,
+		Open: f.open, Completed: f.completed, FilesEdited: f.edited, Prompts: f.prompts, Record: f.record,
 	}
 	if in.SessionID != "" {
 		if started, ok := registry.New(p.Files, p.Root).Started(in.SessionID); ok {

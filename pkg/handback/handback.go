@@ -32,6 +32,7 @@ package handback
 import (
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -169,7 +170,10 @@ func handoffPointer(p *project.Project, cat []catalog.Entry, sid, branch string,
 		if !p.SessionRanHere(h.Session) {
 			continue
 		}
-		return brief.HandoffPointer(brief.Pointer{Checkpoint: c.File, Branch: h.Branch, Ended: h.Time, Doing: h.Doing}, now)
+		return brief.HandoffPointer(brief.Pointer{
+			Checkpoint: c.File, Branch: h.Branch, Ended: h.Time, Doing: h.Doing,
+			Files: h.Files, Record: h.Record, Tasks: h.Tasks,
+		}, now)
 	}
 	return ""
 }
@@ -188,9 +192,48 @@ func afterCompaction(p *project.Project, s Start, cat *catalog.Catalog) string {
 	}
 	fm, body := checkpoint.SplitLoose(data)
 	_, sec := checkpoint.ParseBody(body)
-	h := brief.Compacted{Checkpoint: c.File, Files: checkpoint.ReadFrontmatter(fm).Files, Tasks: catalog.TaskLines(sec.Remaining)}
+	h := brief.Compacted{
+		Checkpoint: c.File, Branch: p.Branch(), Files: checkpoint.ReadFrontmatter(fm).Files,
+		Record: checkpoint.ReadRecord(sec.Notes), Tasks: catalog.TaskLines(sec.Remaining),
+	}
+	h.Files = appendNew(h.Files, earlierFiles(p, cat, s.SessionID, c.File)...)
 	if n, err := parking.New(p.Root, p.Config, p.Files, p.Now).Count(); err == nil {
 		h.Parked = n
 	}
 	return brief.AfterCompaction(h)
+}
+
+// maxEarlier is how many of the session's earlier automatic checkpoints give their files to the
+// hand-back: the session's exact paths, not only those since the last compaction.
+const maxEarlier = 4
+
+// earlierFiles is the files the session's automatic checkpoints before newest recorded, most
+// recent first.
+func earlierFiles(p *project.Project, cat *catalog.Catalog, sid, newest string) []string {
+	var out []string
+	entries, read := cat.Entries(), 0
+	for i := len(entries) - 1; i >= 0 && read < maxEarlier; i-- {
+		e := entries[i]
+		if e.Kind != checkpoint.KindAuto || e.Session != sid || e.File == newest {
+			continue
+		}
+		read++
+		data, err := safefile.ReadHead(p.Root, e.Path(p.Root), checkpoint.MaxRead)
+		if err != nil {
+			continue
+		}
+		fm, _ := checkpoint.SplitLoose(data)
+		out = appendNew(out, checkpoint.ReadFrontmatter(fm).Files...)
+	}
+	return out
+}
+
+// appendNew appends to list the items of more it does not hold yet.
+func appendNew(list []string, more ...string) []string {
+	for _, m := range more {
+		if !slices.Contains(list, m) {
+			list = append(list, m)
+		}
+	}
+	return list
 }

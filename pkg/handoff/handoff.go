@@ -81,16 +81,20 @@ func Write(p *project.Project, cat *catalog.Catalog, runs *runstate.Runs, in Inp
 	if last != nil {
 		from = max(from, sizeOf(*last))
 	}
-	var tr transcript.Handoff
-	if in.TranscriptPath != "" {
-		if tr, err = transcript.ForHandoff(in.TranscriptPath, p.Root, from, false); err != nil {
-			p.Warn("%v", err)
-		}
-	}
 	var all []tasks.Task
 	if p.Config != "" {
 		if all, err = tasks.ForSession(p.Config, in.SessionID); err != nil {
 			p.Warn("%v", err)
+		}
+	}
+	var tr transcript.Handoff
+	if in.TranscriptPath != "" {
+		// Without task files, the client's todo list (TodoWrite) is the session's task list.
+		if tr, err = transcript.ForHandoff(in.TranscriptPath, p.Root, from, len(all) == 0); err != nil {
+			p.Warn("%v", err)
+		}
+		for _, td := range tr.Todos {
+			all = append(all, tasks.Task{ID: td.ID, Subject: td.Subject, Status: td.Status})
 		}
 	}
 	open, done := tasks.Open(all), tasks.Completed(all)
@@ -133,7 +137,10 @@ func Write(p *project.Project, cat *catalog.Catalog, runs *runstate.Runs, in Inp
 		}
 	}
 	hi.Prompts, hi.LastReply = tr.Prompts, tr.LastText
-	hi.Files = tr.Edited
+	hi.Record = catalog.NewRecord(tr.Activity, tr.LastText, tr.Prompts)
+	// Every file edited since the last boundary, not only since the last checkpoint: a hand-off
+	// replaces the session's previous one, so it carries the whole session.
+	hi.Files = tr.Files
 	for _, f := range files {
 		if !slices.Contains(hi.Files, f) {
 			hi.Files = append(hi.Files, f)

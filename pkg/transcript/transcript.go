@@ -727,6 +727,7 @@ type Compaction struct {
 	Todos    []Todo   // LastTodos, for sessions without task files
 	HasTodos bool
 	Activity Activity // the commands since the last boundary
+	LastText string   // LastAssistantText: Claude's last message
 }
 
 // ForCompaction opens the transcript once and reads, from its end, what a compaction records:
@@ -743,6 +744,9 @@ func ForCompaction(path, root string, n int, todos bool) (Compaction, error) {
 		}
 		c.Edited, c.Activity = seg.since, *seg.act
 		if c.Prompts, err = defaultLimits.lastUserPromptsAt(r, size, n); err != nil {
+			return err
+		}
+		if c.LastText, err = defaultLimits.lastAssistantTextAt(r, size); err != nil {
 			return err
 		}
 		if todos {

@@ -47,8 +47,9 @@ type AutoInput struct {
 	State        *runstate.State // the run's state.json; nil without an active run
 	Open         []tasks.Task
 	Completed    []tasks.Task
-	FilesEdited  []string // since the last compaction, most recent first
-	Prompts      []string // the last user prompts, most recent first, as typed: Auto redacts them
+	FilesEdited  []string          // since the last compaction, most recent first
+	Prompts      []string          // the last user prompts, most recent first, as typed: Auto redacts them
+	Record       checkpoint.Record // the commands since the last compaction, Claude's question and next step
 }
 
 // Auto writes the automatic checkpoint for one compaction (kind auto) and returns its path.
@@ -206,6 +207,12 @@ func autoEntry(in AutoInput, trigger string) checkpoint.Entry {
 		for _, p := range prompts {
 			notes = append(notes, "- "+plain.Line(redact.Redact(p), maxPromptRunes))
 		}
+	}
+	if rec := checkpoint.RecordBlock(in.Record); rec != "" {
+		if len(notes) > 0 {
+			notes = append(notes, "")
+		}
+		notes = append(notes, rec)
 	}
 	if len(in.FilesEdited) > 0 {
 		if len(notes) > 0 {

@@ -44,9 +44,10 @@ type HandoffInput struct {
 	LastReply string          // Claude's last message, as written: its tail is kept
 	Files     []string        // the files the session edited, most recent first
 	Open      []tasks.Task
-	Parked    int    // open parked items in the project
-	Size      int64  // the transcript's length now, so the next hand-off knows what is new
-	Tasks     string // TaskPrint of the session's tasks now
+	Parked    int               // open parked items in the project
+	Size      int64             // the transcript's length now, so the next hand-off knows what is new
+	Tasks     string            // TaskPrint of the session's tasks now
+	Record    checkpoint.Record // the commands, the last error and commit, Claude's question and next step
 }
 
 // Handoff writes the session's hand-off checkpoint (kind handoff) and returns it. A session has
@@ -161,6 +162,12 @@ func handoffEntry(in HandoffInput) checkpoint.Entry {
 			notes = append(notes, strings.TrimRight("> "+l, " "))
 		}
 	}
+	if rec := checkpoint.RecordBlock(in.Record); rec != "" {
+		if len(notes) > 0 {
+			notes = append(notes, "")
+		}
+		notes = append(notes, rec)
+	}
 	if len(in.Files) > 0 {
 		if len(notes) > 0 {
 			notes = append(notes, "")
@@ -219,6 +226,9 @@ type HandoffFile struct {
 	Branch  string    // the branch it was left on
 	Time    time.Time // when the session ended (its timestamp)
 	Doing   string    // one line of what the session was doing; "" when unknown
+	Files   []string  // files_modified: the files the session edited, most recent first
+	Tasks   []string  // the open tasks its Remaining Work lists (TaskLines)
+	Record  checkpoint.Record
 }
 
 // ReadHandoff reads the hand-off checkpoint at path, inside the project at root. ok is false
@@ -236,7 +246,8 @@ func ReadHandoff(root, path string) (h HandoffFile, ok bool) {
 		return h, false
 	}
 	_, sec := checkpoint.ParseBody(body)
-	h = HandoffFile{Session: fm.Session, Branch: fm.Branch, Time: fm.Time}
+	h = HandoffFile{Session: fm.Session, Branch: fm.Branch, Time: fm.Time, Files: fm.Files,
+		Tasks: TaskLines(sec.Remaining), Record: checkpoint.ReadRecord(sec.Notes)}
 	for _, l := range strings.Split(sec.Summary, "\n") {
 		if h.Session == "" {
 			if rest, found := strings.CutPrefix(l, "Hand-off written by cairn when session "); found {
