@@ -235,3 +235,31 @@ func TestWriteNamesTheRun(t *testing.T) {
 		}
 	}
 }
+
+// The hand-off carries the whole session since the boundary: a second hand-off lists the files
+// of the first too, the commands with their exit status and the last error, Claude's open
+// question, and the TodoWrite list when there are no task files.
+func TestWriteCarriesTheSession(t *testing.T) {
+	w := newWorld(t)
+	w.say(prompt("fix it"), edit(filepath.Join(w.root, "a.go")))
+	if _, written := w.end(); !written {
+		t.Fatal("an edit left no hand-off")
+	}
+	w.say(prompt("and b"), edit(filepath.Join(w.root, "b.go")),
+		`{"type":"assistant","message":{"id":"m-bash","role":"assistant","content":[{"type":"tool_use","id":"tb","name":"Bash","input":{"command":"go test ./..."}}]}}`,
+		`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"tb","is_error":true,"content":"Exit code 1\n--- FAIL: TestB (0.00s)\n    b_test.go:9: want 2"}]}}`,
+		`{"type":"assistant","message":{"id":"m-todo","role":"assistant","content":[{"type":"tool_use","id":"tt","name":"TodoWrite","input":{"todos":[{"content":"Fix TestB","status":"in_progress","activeForm":"Fixing"}]}}]}}`,
+		`{"type":"assistant","message":{"id":"m-end","role":"assistant","content":[{"type":"text","text":"TestB still fails. Should I change the expected value?"}]}}`,
+	)
+	s, written := w.end()
+	if !written {
+		t.Fatal("new work left no hand-off")
+	}
+	data, _ := os.ReadFile(s.Path)
+	for _, want := range []string{"  - b.go\n  - a.go\n", "- command: exit 1 | go test ./...", "- error: --- FAIL: TestB (0.00s) — b_test.go:9: want 2",
+		"- asked: Should I change the expected value?", "1. [in progress] Fix TestB"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("the hand-off lacks %q:\n%s", want, data)
+		}
+	}
+}
