@@ -299,3 +299,31 @@ func TestTextRunError(t *testing.T) {
 		t.Error("no error for a damaged run")
 	}
 }
+
+// A second compaction's hand-back names the branch, the files of the whole session (the first
+// compaction's too) and what PreCompact recorded of the commands: the failure, quoted.
+func TestTextAfterSecondCompaction(t *testing.T) {
+	f := newFixture(t)
+	f.precompact(t)
+	boundary := `{"type":"system","subtype":"compact_boundary","content":"Conversation compacted"}`
+	more := []string{
+		boundary,
+		`{"type":"assistant","message":{"id":"m2","role":"assistant","content":[{"type":"tool_use","id":"e2","name":"Edit","input":{"file_path":"` + f.root + `/b.go"}}]}}`,
+		`{"type":"assistant","message":{"id":"m3","role":"assistant","content":[{"type":"tool_use","id":"tb","name":"Bash","input":{"command":"go test ./..."}}]}}`,
+		`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"tb","is_error":true,"content":"Exit code 1\nundefined: parseHeader"}]}}`,
+	}
+	fh, err := os.OpenFile(f.transcript, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fh.WriteString(strings.Join(more, "\n") + "\n")
+	fh.Close()
+	f.now = f.now.Add(time.Minute)
+	f.precompact(t)
+	got := text(t, f.start("compact", nil))
+	for _, want := range []string{`Branch: "main".`, "- \"b.go\"\n- \"a.go\"\n", `Last error a command printed: "undefined: parseHeader"`, `- exit 1: "go test ./..."`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the hand-back lacks %q:\n%s", want, got)
+		}
+	}
+}
