@@ -132,3 +132,84 @@ func ReadRecord(notes string) Record {
 	}
 	return r
 }
+
+// lossHead starts the loss record: what cairn held of a compaction that Claude Code's summary
+// of it lacks, written into the automatic checkpoint when PostCompact brings the summary.
+const lossHead = "Not in Claude Code's summary (cairn's record holds them; secrets redacted):"
+
+// maxLost bounds the loss record.
+const maxLost = 24
+
+// Lost lists what r and files (the paths edited) hold that summary does not mention, as
+// "kind: value" lines in the hand-back's order: the last error, the commands, the last commit,
+// the files, the question and the next step. A path counts as mentioned when the summary names
+// it or its base name; any other value when the summary holds it whole.
+func (r Record) Lost(files []string, summary string) []string {
+	var out []string
+	add := func(kind, v string) {
+		if v != "" && !strings.Contains(summary, v) && len(out) < maxLost {
+			out = append(out, kind+": "+v)
+		}
+	}
+	add("error", r.LastError)
+	for _, c := range r.Commands {
+		if c.Line != "" && !strings.Contains(summary, c.Line) && len(out) < maxLost {
+			out = append(out, "command: "+c.Status+" | "+c.Line)
+		}
+	}
+	add("commit", r.LastCommit)
+	for _, f := range files {
+		base := f[strings.LastIndexByte(f, '/')+1:]
+		if !strings.Contains(summary, f) && !strings.Contains(summary, base) && len(out) < maxLost {
+			out = append(out, "file: "+f)
+		}
+	}
+	add("asked", r.Question)
+	add("next", r.NextStep)
+	return out
+}
+
+// LossBlock writes the loss record for a checkpoint's Notes; "" when nothing was lost.
+func LossBlock(lost []string) string {
+	if len(lost) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(lossHead)
+	for _, l := range lost {
+		b.WriteString("\n- " + plain.Line(redact.Redact(l), maxRecordRunes))
+	}
+	return b.String()
+}
+
+// ReadLoss reads the loss record back from Notes, and returns Notes without it (so that a
+// rewrite replaces the block rather than adding a second).
+func ReadLoss(notes string) (lost []string, rest string) {
+	i := strings.Index(notes, lossHead)
+	if i < 0 {
+		return nil, notes
+	}
+	end := len(notes)
+	lines := strings.SplitAfter(notes[i+len(lossHead):], "\n")
+	off := i + len(lossHead)
+	for j, l := range lines {
+		if j == 0 && strings.TrimSpace(l) == "" {
+			off += len(l)
+			continue
+		}
+		if !strings.HasPrefix(l, "- ") {
+			end = off
+			break
+		}
+		lost = append(lost, plain.Line(strings.TrimPrefix(l, "- "), maxRecordRunes))
+		off += len(l)
+	}
+	rest = strings.TrimRight(notes[:i], "\n")
+	if tail := strings.TrimLeft(notes[end:], "\n"); tail != "" {
+		if rest != "" {
+			rest += "\n\n"
+		}
+		rest += tail
+	}
+	return lost, rest
+}

@@ -38,3 +38,30 @@ func TestRecordRoundTrip(t *testing.T) {
 		t.Error("an empty record is not empty")
 	}
 }
+
+// The loss record lists what the summary lacks, in the hand-back's order, and reads back; a
+// rewrite replaces the block and keeps the Notes around it.
+func TestLossRecord(t *testing.T) {
+	r := Record{
+		LastError: "undefined: parseHeader",
+		Commands:  []Command{{Status: "exit 1", Line: "go test ./pkg/lexer/"}, {Status: "exit 0", Line: "go vet ./..."}},
+		Question:  "Shall I also update the docs?",
+	}
+	summary := "The user asked to fix the lexer in src/lexer.go; go vet ./... passed. Shall I also update the docs?"
+	lost := r.Lost([]string{"src/lexer.go", "pkg/deep/parser.go", "other/lexer.go"}, summary)
+	want := []string{"error: undefined: parseHeader", "command: exit 1 | go test ./pkg/lexer/", "file: pkg/deep/parser.go"}
+	if !reflect.DeepEqual(lost, want) {
+		t.Fatalf("lost %q, want %q", lost, want)
+	}
+	notes := "before\n\n" + LossBlock(lost) + "\n\nafter"
+	got, rest := ReadLoss(notes)
+	if !reflect.DeepEqual(got, want) || rest != "before\n\nafter" {
+		t.Errorf("read back %q, rest %q", got, rest)
+	}
+	if got, rest := ReadLoss("only notes"); got != nil || rest != "only notes" {
+		t.Errorf("no block: %q, %q", got, rest)
+	}
+	if LossBlock(nil) != "" {
+		t.Error("an empty loss record wrote a block")
+	}
+}

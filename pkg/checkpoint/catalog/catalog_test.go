@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -413,5 +414,34 @@ func TestCatalogHandleReadsOnce(t *testing.T) {
 	}
 	if fresh := catalogOf(disk(root), root); fresh.Recorded("s2/auto/5") {
 		t.Fatal("a fresh handle reads the file: it was removed")
+	}
+}
+
+// The session record goes into the automatic checkpoint, and PostCompact's summary adds the loss
+// record: what the record and files_modified hold that the summary lacks; a repeat leaves one.
+func TestAttachSummaryLossRecord(t *testing.T) {
+	root := t.TempDir()
+	in := autoInput()
+	in.Record = checkpoint.Record{LastError: "undefined: parseHeader", Commands: []checkpoint.Command{{Status: "exit 1", Line: "go test ./pkg/..."}}}
+	s, _, err := catalogOf(disk(root), root).Auto(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := catalogOf(disk(root), root).Latest(checkpoint.KindAuto, "sess-1", "")
+	for range 2 {
+		if _, err := AttachSummary(disk(root), root, c, "The user asked to fix pkg/a.go."); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, _ := os.ReadFile(s.Path)
+	_, body := checkpoint.SplitLoose(data)
+	_, sec := checkpoint.ParseBody(body)
+	lost, _ := checkpoint.ReadLoss(sec.Notes)
+	want := []string{"error: undefined: parseHeader", "command: exit 1 | go test ./pkg/...", "file: pkg/b.go"}
+	if !reflect.DeepEqual(lost, want) || strings.Count(string(data), "Not in Claude Code's summary") != 1 {
+		t.Errorf("loss record %q, want %q:\n%s", lost, want, data)
+	}
+	if r := checkpoint.ReadRecord(sec.Notes); r.LastError != "undefined: parseHeader" {
+		t.Errorf("the record did not survive the rewrite: %+v", r)
 	}
 }

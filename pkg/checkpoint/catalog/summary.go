@@ -62,7 +62,8 @@ var errNotAuto = errors.New("not an automatic checkpoint")
 
 // AttachSummary keeps summary (CompactSummary's text) in the automatic checkpoint c: cairn's
 // own lines of the Summary stay first, then summaryLabel and the summary; the Decisions line
-// says the summary covers them. Only the body is rewritten — the frontmatter keeps its bytes —
+// says the summary covers them; the Notes end with the loss record, what cairn's record of the
+// compaction (the files, the session record) holds that the summary lacks (checkpoint.Lost). Only the body is rewritten — the frontmatter keeps its bytes —
 // and a repeat with the same summary changes nothing (changed false). A checkpoint whose kind is
 // no longer auto is left alone (errNotAuto).
 func AttachSummary(files safefile.Writer, root string, c Entry, summary string) (changed bool, err error) {
@@ -99,6 +100,15 @@ func AttachSummary(files safefile.Writer, root string, c Entry, summary string) 
 				sec.Decisions += " See also the run's MEMORY.md, ## Decisions."
 			}
 		}
+		// The loss record: what cairn held of this compaction that the summary lacks.
+		_, notes := checkpoint.ReadLoss(sec.Notes)
+		if loss := checkpoint.LossBlock(checkpoint.ReadRecord(notes).Lost(fm.Files, summary)); loss != "" {
+			if notes != "" {
+				notes += "\n\n"
+			}
+			notes += loss
+		}
+		sec.Notes = notes
 		var b bytes.Buffer
 		b.Write(old[:len(old)-len(body)])
 		// Every section was redacted when the checkpoint was written, the summary by
