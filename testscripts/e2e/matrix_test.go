@@ -57,6 +57,10 @@ const (
 	// the new session's id; before 2.1.214 it is source "resume" with the
 	// original id (FINDINGS.md §k).
 	capForkSource capability = "fork-source"
+	// capClearInPrint: `claude -p --resume ID /clear` ends the session (SessionEnd "clear") and
+	// starts a new one (SessionStart "clear", a new id in the result), whose resume carries
+	// that SessionStart's context (FINDINGS.md §k; e2e).
+	capClearInPrint capability = "clear-in-print"
 )
 
 // capabilities declares, for each version of the matrix, what it has. A
@@ -65,7 +69,7 @@ const (
 var capabilities = map[string][]capability{
 	"2.1.100": {capUsageAutoCompact},
 	"2.1.197": {capExecForm, capTaskTools, capBashSessionID},
-	"2.1.332": {capExecForm, capTaskTools, capBashSessionID, capLocalCommand, capUsageAutoCompact, capMessagesOnly, capForkSource},
+	"2.1.332": {capExecForm, capTaskTools, capBashSessionID, capLocalCommand, capUsageAutoCompact, capMessagesOnly, capForkSource, capClearInPrint},
 }
 
 var clientVersionOnce = sync.OnceValues(func() (string, error) {
