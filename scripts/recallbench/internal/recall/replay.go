@@ -64,17 +64,17 @@ func slug(path string) string {
 
 // replay is one session being played.
 type replay struct {
-	m       *Machine
-	s       *Session
-	ctx     context.Context
-	root    string
-	tdir    string // <config>/projects/<slug>
-	sid     string // the session being played
-	tpath   string
-	l       *liner
-	msgs    int
-	out     Played
-	skipUPS int // the step whose UserPromptSubmit already ran (an automatic compaction's prompt)
+	m          *Machine
+	s          *Session
+	ctx        context.Context
+	root       string
+	tdir       string // <config>/projects/<slug>
+	sid        string // the session being played
+	tpath      string
+	l          *liner
+	msgs       int
+	out        Played
+	skipUPS    int // the step whose UserPromptSubmit already ran (an automatic compaction's prompt)
 	lastPrompt string
 }
 

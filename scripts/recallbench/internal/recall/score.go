@@ -33,9 +33,9 @@ func Found(f Fact, text string) bool {
 
 // The arms: what the model has at a moment in each.
 const (
-	ArmCairn    = "cairn"          // the summary (after a compaction) and cairn's context
-	ArmSummary  = "summary"        // Claude Code's summary alone (after a compaction only)
-	ArmNone     = "none"           // nothing
+	ArmCairn    = "cairn"         // the summary (after a compaction) and cairn's context
+	ArmSummary  = "summary"       // Claude Code's summary alone (after a compaction only)
+	ArmNone     = "none"          // nothing
 	ArmRestored = "cairn+restore" // cairn's, plus what /context-restore prints for the checkpoint it names
 )
 
