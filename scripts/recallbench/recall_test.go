@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"math"
+	"os"
+	"testing"
+
+	"github.com/cairn-hooks/cairn/scripts/recallbench/internal/recall"
+	"github.com/cairn-hooks/cairn/testscripts/testbin"
+)
+
+var update = flag.Bool("update", false, "rewrite floor.json with today's numbers")
+
+// TestFloor runs the benchmark on the small corpus floor.json names, through the hooks built
+// from this tree, and fails when the cairn arm's recall at a moment drops below the recorded
+// floor, or when any negative control shows. The floor is a regression floor (the numbers of the
+// day it was recorded), not a target; raise it with -update when the hand-back improves.
+func TestFloor(t *testing.T) {
+	testbin.TouchSources("../..")
+	data, err := os.ReadFile("floor.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var floor recall.Floor
+	if err := json.Unmarshal(data, &floor); err != nil {
+		t.Fatalf("floor.json: %v", err)
+	}
+	if floor.Sessions < 30 {
+		t.Fatalf("floor.json: %d sessions: the floor is measured on at least 30", floor.Sessions)
+	}
+	bin, cleanup, err := testbin.Build("../..", "recallbench-bin-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cleanup()
+	rep, _, err := recall.Run(context.Background(), recall.Options{Seed: floor.Seed, Sessions: floor.Sessions, MaxSize: floor.MaxSize,
+		Bin: bin, Work: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", rep.Markdown())
+	if *update {
+		for m := range floor.Recall {
+			floor.Recall[m] = math.Floor(rep.Row(m, recall.ArmCairn).Recall*1e4) / 1e4
+		}
+		data, _ := json.MarshalIndent(floor, "", "  ")
+		if err := os.WriteFile("floor.json", append(data, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, msg := range floor.Below(&rep) {
+		t.Error(msg)
+	}
+	for _, line := range rep.Stderr {
+		t.Errorf("stderr: %s", line)
+	}
+}
