@@ -121,15 +121,17 @@ func Write(p *project.Project, cat *catalog.Catalog, runs *runstate.Runs, in Inp
 		hi.Parked = n
 	}
 	var files []string
+	var earlier []checkpoint.Record // the session's automatic checkpoints' records, newest first
 	for i, a := range autos {
 		if i == maxAutos {
 			break
 		}
-		sum, fs := readAuto(p.Root, a)
+		sum, fs, rec := readAuto(p.Root, a)
 		if i == 0 {
 			hi.Summary, hi.SummaryOf = sum, a.File
 		}
 		files = append(files, fs...)
+		earlier = append(earlier, rec)
 	}
 	if in.TranscriptPath != "" {
 		if tr.Prompts, tr.LastText, err = transcript.LastWords(in.TranscriptPath, 3); err != nil {
@@ -137,7 +139,7 @@ func Write(p *project.Project, cat *catalog.Catalog, runs *runstate.Runs, in Inp
 		}
 	}
 	hi.Prompts, hi.LastReply = tr.Prompts, tr.LastText
-	hi.Record = catalog.NewRecord(tr.Activity, tr.LastText, tr.Prompts)
+	hi.Record = withEarlier(catalog.NewRecord(tr.Activity, tr.LastText, tr.Prompts), earlier)
 	// Every file edited since the last boundary, not only since the last checkpoint: a hand-off
 	// replaces the session's previous one, so it carries the whole session.
 	hi.Files = tr.Files
@@ -162,15 +164,34 @@ func sizeOf(c catalog.Entry) int64 {
 	return 0
 }
 
-// readAuto reads Claude Code's summary and the files an automatic checkpoint kept.
-func readAuto(root string, c catalog.Entry) (summary string, files []string) {
+// readAuto reads Claude Code's summary, the files and the session record an automatic
+// checkpoint kept.
+func readAuto(root string, c catalog.Entry) (summary string, files []string, rec checkpoint.Record) {
 	data, err := safefile.ReadHead(root, c.Path(root), checkpoint.MaxRead)
 	if err != nil {
-		return "", nil
+		return "", nil, rec
 	}
 	fm, body := checkpoint.SplitLoose(data)
 	_, sec := checkpoint.ParseBody(body)
-	return catalog.ClaudeSummary(sec.Summary), checkpoint.ReadFrontmatter(fm).Files
+	return catalog.ClaudeSummary(sec.Summary), checkpoint.ReadFrontmatter(fm).Files, checkpoint.ReadRecord(sec.Notes)
+}
+
+// withEarlier completes the record of what came after the last boundary with what the session's
+// automatic checkpoints recorded before it (newest first): the commands after r's own, the last
+// error and commit when r has none. A /compact run's SessionEnd sees an empty stretch after the
+// boundary, and the hand-off still carries the session's commands.
+func withEarlier(r checkpoint.Record, earlier []checkpoint.Record) checkpoint.Record {
+	for _, e := range earlier {
+		if r.LastError == "" {
+			r.LastError = e.LastError
+		}
+		if r.LastCommit == "" {
+			r.LastCommit = e.LastCommit
+		}
+		r.Commands = append(r.Commands, e.Commands...)
+		r.More += e.More
+	}
+	return r
 }
 
 // doing is the one line of what the session was doing: the task in progress, else the last

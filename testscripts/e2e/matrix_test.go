@@ -59,7 +59,7 @@ const (
 	capForkSource capability = "fork-source"
 	// capClearInPrint: `claude -p --resume ID /clear` ends the session (SessionEnd "clear") and
 	// starts a new one (SessionStart "clear", a new id in the result), whose resume carries
-	// that SessionStart's context (FINDINGS.md §k; e2e).
+	// that SessionStart's context. 2.1.100 answers "Unknown skill: clear" (FINDINGS.md §k; e2e).
 	capClearInPrint capability = "clear-in-print"
 )
 
@@ -68,7 +68,7 @@ const (
 // the newest matrix version not newer than it.
 var capabilities = map[string][]capability{
 	"2.1.100": {capUsageAutoCompact},
-	"2.1.197": {capExecForm, capTaskTools, capBashSessionID},
+	"2.1.197": {capExecForm, capTaskTools, capBashSessionID, capClearInPrint},
 	"2.1.332": {capExecForm, capTaskTools, capBashSessionID, capLocalCommand, capUsageAutoCompact, capMessagesOnly, capForkSource, capClearInPrint},
 }
 
