@@ -170,8 +170,11 @@ var (
 )
 
 // ReplyWords are the first words that make a prompt an answer to Claude's question; they count
-// after one of LeadWords too ("the second one", "let's go with the mutex"). A few are not
-// English, so that "Oui, utilise SQLite" answers as "Yes, use SQLite" does.
+// after one of LeadWords too ("the second one", "let's go with the mutex", "please do, and …").
+// A few are not English, so that "Oui, utilise SQLite" answers as "Yes, use SQLite" does, and a
+// few are emoji, read without their skin tone ("👍🏻 ship it, then …"). A reply word then a new
+// request ("Ok. Now add the health check") answers: the reply settles the question, and what
+// follows is the next request.
 var (
 	ReplyWords = []string{
 		"yes", "yeah", "yep", "yup", "ya", "yea", "no", "nope", "nah", "ok", "okay", "k", "sure",
@@ -180,11 +183,12 @@ var (
 		"option", "choice", "sounds", "lgtm", "perfect", "great", "good", "thanks", "thank", "ack",
 		"approved", "confirm", "confirmed", "affirmative", "negative", "maybe", "probably",
 		"first", "second", "third", "last", "former", "latter", "all", "none", "just", "not",
-		"whatever", "whichever",
+		"whatever", "whichever", "alright", "cool", "nice", "awesome", "sgtm",
+		"👍", "👌", "✅", "✔", "🙏",
 		"oui", "non", "si", "sí", "ja", "nein", "claro", "vale", "genau", "d'accord", "sim", "não",
 		"はい", "いいえ", "да", "нет",
 	}
-	LeadWords = []string{"the", "let's", "lets"}
+	LeadWords = []string{"the", "let's", "lets", "please"}
 )
 
 // CommonWords do not count when a prompt quotes Claude's question: a new request that starts "I
@@ -677,9 +681,9 @@ func isAnswer(prompt, question, options string) bool {
 	if len(fields) == 0 {
 		fields = []string{""} // 256 bytes of nothing but white space and controls
 	}
-	reply := strings.Trim(fields[0], ",.!:;")
+	reply := replyWord(fields[0])
 	if leadWords.has(reply) && len(fields) > 1 {
-		reply = strings.Trim(fields[1], ",.!:;")
+		reply = replyWord(fields[1])
 	}
 	if replyWords.has(reply) || isOption(fields[0]) || namesOption(first) {
 		return true
@@ -711,6 +715,24 @@ func isAnswer(prompt, question, options string) bool {
 	}
 	return false
 }
+
+// replyWord is a prompt's field as ReplyWords spell it: without the punctuation around it, an
+// emoji without its skin tone or its variation selector ("👍🏻", "✔️").
+func replyWord(f string) string {
+	f = strings.Trim(f, ",.!:;")
+	if !strings.ContainsFunc(f, isModifier) {
+		return f
+	}
+	return strings.Map(func(r rune) rune {
+		if isModifier(r) {
+			return -1
+		}
+		return r
+	}, f)
+}
+
+// isModifier reports an emoji's skin tone or variation selector.
+func isModifier(r rune) bool { return r == '\uFE0F' || '\U0001F3FB' <= r && r <= '\U0001F3FF' }
 
 // namesOption reports a prompt that names an option among its first five words: "option" or
 // "choice", then a number or a letter a–h ("I'll take option b").

@@ -182,6 +182,11 @@ func TestIsAnswerRules(t *testing.T) {
 		{"Mutex, since it is simpler to reason about.", true}, // quotes an option
 		{"I'd go with a sync.Map here", true},                 // three words of an option
 		{"Oui, utilise le mutex pour la map", true},           // a reply word in French
+		{"Please do, and mention it in the changelog", true},  // a reply word after "please"
+		{"👍🏽 and add a test for the lexer too please", true},  // an emoji, its skin tone aside
+		{"✔️ ship it, then bump the version", true},           // its variation selector aside
+		{"Ok. Now add a health check to the server.", true},   // answers, then moves on
+		{"Please add pagination to the /users endpoint.", false},
 		{"Update the CI workflow to run on Go 1.26.", false},
 		{"Let's add rate limiting to the API first.", false},
 		{"Also, which version of Go do we need?", false}, // "which" is a common word

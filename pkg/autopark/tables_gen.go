@@ -3,9 +3,9 @@
 
 package autopark
 
-var replyWords = wordSet{"absolutely", "ack", "affirmative", "agree", "agreed", "all", "approved", "both", "certainly", "choice", "claro", "confirm", "confirmed", "continue", "correct", "d'accord", "definitely", "do", "don't", "dont", "either", "exactly", "fine", "first", "former", "genau", "go", "good", "great", "ja", "just", "k", "last", "latter", "lgtm", "maybe", "n", "nah", "negative", "nein", "neither", "no", "non", "none", "nope", "not", "não", "ok", "okay", "option", "oui", "perfect", "probably", "proceed", "right", "second", "si", "sim", "sounds", "sure", "sí", "thank", "thanks", "third", "vale", "whatever", "whichever", "y", "ya", "yea", "yeah", "yep", "yes", "yup", "да", "нет", "いいえ", "はい"}
+var replyWords = wordSet{"absolutely", "ack", "affirmative", "agree", "agreed", "all", "alright", "approved", "awesome", "both", "certainly", "choice", "claro", "confirm", "confirmed", "continue", "cool", "correct", "d'accord", "definitely", "do", "don't", "dont", "either", "exactly", "fine", "first", "former", "genau", "go", "good", "great", "ja", "just", "k", "last", "latter", "lgtm", "maybe", "n", "nah", "negative", "nein", "neither", "nice", "no", "non", "none", "nope", "not", "não", "ok", "okay", "option", "oui", "perfect", "probably", "proceed", "right", "second", "sgtm", "si", "sim", "sounds", "sure", "sí", "thank", "thanks", "third", "vale", "whatever", "whichever", "y", "ya", "yea", "yeah", "yep", "yes", "yup", "да", "нет", "✅", "✔", "いいえ", "はい", "👌", "👍", "🙏"}
 
-var leadWords = wordSet{"let's", "lets", "the"}
+var leadWords = wordSet{"let's", "lets", "please", "the"}
 
 var commonWords = wordSet{"about", "also", "could", "from", "have", "into", "like", "make", "need", "should", "some", "than", "that", "their", "them", "then", "there", "these", "this", "those", "want", "what", "when", "where", "which", "will", "with", "would", "your"}
 
