@@ -64,6 +64,12 @@ var DeferralPhrases = []string{
 	"problem for later",
 	"let's not … now",
 	"maybe later",
+	"maybe later we …",
+	"maybe later we'll …",
+	"maybe later you …",
+	"maybe later i …",
+	"maybe later i'll …",
+	"but later",
 	"remind me later",
 	"remind me later about …",
 	"remind me later to …",
@@ -105,9 +111,14 @@ var DeferralPhrases = []string{
 	"shelve it",
 	"let's not worry about …",
 	"let's not go there …",
-	"that can wait",
-	"this can wait",
-	"it can wait",
+	"that in a later …",
+	"this in a later …",
+	"that next sprint",
+	"this next sprint",
+	"it next sprint",
+	"that after the release",
+	"this after the release",
+	"it after the release",
 	"in a follow-up",
 	"as a follow-up",
 	"out of scope for now",
@@ -124,8 +135,25 @@ var DeferralPhrases = []string{
 }
 
 // SaidAlone defer when they are a whole clause that ends a sentence or the prompt: "Later.",
-// "Nah, later.", "Not today. Let's ship what we have."
-var SaidAlone = []string{"later", "not today", "another time"}
+// "Nah, later.", "Not today. Let's ship what we have."; or when they are a label, a whole clause
+// that opens a sentence and ends with a colon or a dash, before what is deferred: "later: look
+// at the flaky test", "TODO for later - benchmark the tokenizer". ("Later, wire it into main" is
+// a request.)
+var SaidAlone = []string{
+	"later", "later on", "for later", "todo later", "todo for later", "not today", "another time",
+	"next sprint", "after the release", "someday",
+}
+
+// WaitPhrases say that something can wait, whatever it is: "the dashboard can wait", "this work
+// can wait till Friday". They defer when they end their clause, or when one of UntilWords
+// follows them and then one of WhenWords or TimeWords ("until next sprint", "till Friday", "for
+// now"), so that "it can wait for the lock" and "the caller can wait until the context is
+// cancelled" defer nothing.
+var (
+	WaitPhrases = []string{"can wait", "could wait"}
+	UntilWords  = []string{"until", "till", "for"}
+	TimeWords   = []string{"now", "tonight", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
+)
 
 // ReturnPhrases name going back to something without saying when: "let's come back to that"
 // defers it, "let's come back to the failing test now and fix it" does not. Matched as
@@ -170,8 +198,11 @@ var (
 )
 
 // ReplyWords are the first words that make a prompt an answer to Claude's question; they count
-// after one of LeadWords too ("the second one", "let's go with the mutex"). A few are not
-// English, so that "Oui, utilise SQLite" answers as "Yes, use SQLite" does.
+// after one of LeadWords too ("the second one", "let's go with the mutex", "please do, and …").
+// A few are not English, so that "Oui, utilise SQLite" answers as "Yes, use SQLite" does, and a
+// few are emoji, read without their skin tone ("👍🏻 ship it, then …"). A reply word then a new
+// request ("Ok. Now add the health check") answers: the reply settles the question, and what
+// follows is the next request.
 var (
 	ReplyWords = []string{
 		"yes", "yeah", "yep", "yup", "ya", "yea", "no", "nope", "nah", "ok", "okay", "k", "sure",
@@ -180,11 +211,12 @@ var (
 		"option", "choice", "sounds", "lgtm", "perfect", "great", "good", "thanks", "thank", "ack",
 		"approved", "confirm", "confirmed", "affirmative", "negative", "maybe", "probably",
 		"first", "second", "third", "last", "former", "latter", "all", "none", "just", "not",
-		"whatever", "whichever",
+		"whatever", "whichever", "alright", "cool", "nice", "awesome", "sgtm",
+		"👍", "👌", "✅", "✔", "🙏",
 		"oui", "non", "si", "sí", "ja", "nein", "claro", "vale", "genau", "d'accord", "sim", "não",
 		"はい", "いいえ", "да", "нет",
 	}
-	LeadWords = []string{"the", "let's", "lets"}
+	LeadWords = []string{"the", "let's", "lets", "please"}
 )
 
 // CommonWords do not count when a prompt quotes Claude's question: a new request that starts "I
@@ -235,6 +267,7 @@ type ruleSet struct {
 	vocab                       []string    // word n is vocab[n-1]
 	phrases                     [][]*phrase // by the number of their first word, the longest first
 	follow, point, when, notNow []bool      // by number
+	until, time                 []bool      // UntilWords; WhenWords and TimeWords: by number
 	now                         [][]word    // NowWords, the longest first
 }
 
@@ -248,6 +281,7 @@ type phrase struct {
 	open       bool   // ends in "…": anything may follow
 	ret        bool   // a ReturnPhrase
 	alone      bool   // one of SaidAlone
+	wait       bool   // one of WaitPhrases
 }
 
 // words is the number of words the phrase itself has.
@@ -256,7 +290,7 @@ func (p *phrase) words() int { return len(p.head) + len(p.tail) }
 func compile() *ruleSet {
 	r := &ruleSet{}
 	var listed []string
-	for _, l := range [][]string{DeferralPhrases, ReturnPhrases, SaidAlone, NowWords, FollowWords, PointWords, WhenWords, NotNowWords} {
+	for _, l := range [][]string{DeferralPhrases, ReturnPhrases, SaidAlone, WaitPhrases, NowWords, FollowWords, PointWords, WhenWords, NotNowWords, UntilWords, TimeWords} {
 		for _, text := range l {
 			for _, w := range strings.Fields(text) {
 				if w != "…" {
@@ -274,9 +308,9 @@ func compile() *ruleSet {
 		return ws
 	}
 	var all []*phrase
-	add := func(list []string, ret, alone bool) {
+	add := func(list []string, ret, alone, wait bool) {
 		for _, text := range list {
-			p := &phrase{text: text, ret: ret, alone: alone}
+			p := &phrase{text: text, ret: ret, alone: alone, wait: wait}
 			t := strings.TrimSuffix(text, " …")
 			p.open = t != text
 			h, tail, inner := strings.Cut(t, " … ")
@@ -287,9 +321,10 @@ func compile() *ruleSet {
 			all = append(all, p)
 		}
 	}
-	add(DeferralPhrases, false, false)
-	add(ReturnPhrases, true, false)
-	add(SaidAlone, false, true)
+	add(DeferralPhrases, false, false, false)
+	add(ReturnPhrases, true, false, false)
+	add(SaidAlone, false, true, false)
+	add(WaitPhrases, false, false, true)
 	for _, w := range NowWords {
 		r.now = append(r.now, number(w))
 	}
@@ -302,6 +337,7 @@ func compile() *ruleSet {
 		return b
 	}
 	r.follow, r.point, r.when, r.notNow = mark(FollowWords), mark(PointWords), mark(WhenWords), mark(NotNowWords)
+	r.until, r.time = mark(UntilWords), mark(slices.Concat(WhenWords, TimeWords))
 	r.phrases = make([][]*phrase, len(r.vocab)+1)
 	for _, p := range all {
 		r.phrases[p.head[0]] = append(r.phrases[p.head[0]], p)
@@ -373,32 +409,50 @@ func normalize(s string) string {
 // FindDeferral returns the first deferral in the first 16 KiB of prompt: the phrase as listed,
 // and the byte offset in prompt of the phrase's first word. A match counts only when it defers:
 // a phrase not ending in "…" ends its clause or is followed by one of FollowWords; one of
-// SaidAlone is its clause, which ends a sentence; a return phrase points back or says when, and
-// its clause holds none of NowWords. At a given word the longest phrase is tried first.
+// SaidAlone is its clause, which ends a sentence, or opens one and ends with a colon or a dash
+// (a label); one of WaitPhrases ends its clause or says until when; a return phrase points back
+// or says when, and its clause holds none of NowWords. At a given word the longest phrase is
+// tried first.
 func FindDeferral(prompt string) (phrase string, at int, ok bool) {
-	if p, at := findDeferral(prompt); p != nil {
-		return p.text, at, true
+	if d := findDeferral(prompt); d.phrase != nil {
+		return d.phrase.text, d.at, true
 	}
 	return "", -1, false
 }
 
-func findDeferral(prompt string) (*phrase, int) {
+// deferral is a deferral found in a prompt.
+type deferral struct {
+	phrase *phrase // nil: none
+	at     int     // the byte offset of its first word
+	label  int     // a label's: where what it defers starts (after the colon or dash); else -1
+}
+
+func findDeferral(prompt string) deferral {
 	s := head(prompt, maxPhrases)
 	var buf [64]span
-	c := clause{s: s, words: buf[:0]}
+	c := clause{s: s, words: buf[:0], opens: true}
 	for start := 0; start < len(s); {
 		c.words, c.next, c.last = nextClause(s, start, c.words[:0])
 		c.when, c.now = unknown, unknown
+		end, _ := utf8.DecodeLastRuneInString(s[start:c.next])
+		c.colon = !c.last && strings.ContainsRune(":-—–", end)
 		for i, w := range c.words {
 			for _, p := range rules.phrases[w.w] {
 				if p.match(&c, i) {
-					return p, w.start
+					d := deferral{phrase: p, at: w.start, label: -1}
+					if p.alone && !c.last {
+						d.label = c.next
+					}
+					return d
 				}
 			}
 		}
+		// The next clause opens a sentence when this one ends it, or when nothing but marks
+		// (a list's "- ", "**") came before it in its sentence.
+		c.opens = c.last || c.opens && len(c.words) == 0
 		start = c.next
 	}
-	return nil, -1
+	return deferral{at: -1, label: -1}
 }
 
 // span is a word of the text: where it is, and its number.
@@ -414,6 +468,8 @@ type clause struct {
 	words     []span
 	next      int  // where the next clause starts
 	last      bool // the clause ends a sentence or s
+	opens     bool // no word comes before the clause in its sentence
+	colon     bool // the clause ends with a colon or a dash, inside its sentence
 	when, now fact // it (or the rest of its sentence) holds one of WhenWords; one of NowWords
 }
 
@@ -444,7 +500,9 @@ func (p *phrase) match(c *clause, i int) bool {
 	end := i + len(p.head)
 	switch {
 	case p.alone:
-		return i == 0 && end == len(ws) && c.last
+		return i == 0 && end == len(ws) && (c.last || c.opens && c.colon)
+	case p.wait:
+		return end == len(ws) || end+1 < len(ws) && rules.until[ws[end].w] && rules.time[ws[end+1].w]
 	case p.tail != nil:
 		for gap := 1; gap <= maxGap; gap++ {
 			if wordsAt(ws, end+gap, p.tail) && p.ends(ws, end+gap+len(p.tail)) {
@@ -677,9 +735,9 @@ func isAnswer(prompt, question, options string) bool {
 	if len(fields) == 0 {
 		fields = []string{""} // 256 bytes of nothing but white space and controls
 	}
-	reply := strings.Trim(fields[0], ",.!:;")
+	reply := replyWord(fields[0])
 	if leadWords.has(reply) && len(fields) > 1 {
-		reply = strings.Trim(fields[1], ",.!:;")
+		reply = replyWord(fields[1])
 	}
 	if replyWords.has(reply) || isOption(fields[0]) || namesOption(first) {
 		return true
@@ -711,6 +769,24 @@ func isAnswer(prompt, question, options string) bool {
 	}
 	return false
 }
+
+// replyWord is a prompt's field as ReplyWords spell it: without the punctuation around it, an
+// emoji without its skin tone or its variation selector ("👍🏻", "✔️").
+func replyWord(f string) string {
+	f = strings.Trim(f, ",.!:;")
+	if !strings.ContainsFunc(f, isModifier) {
+		return f
+	}
+	return strings.Map(func(r rune) rune {
+		if isModifier(r) {
+			return -1
+		}
+		return r
+	}, f)
+}
+
+// isModifier reports an emoji's skin tone or variation selector.
+func isModifier(r rune) bool { return r == '\uFE0F' || '\U0001F3FB' <= r && r <= '\U0001F3FF' }
 
 // namesOption reports a prompt that names an option among its first five words: "option" or
 // "choice", then a number or a letter a–h ("I'll take option b").
@@ -800,11 +876,10 @@ func wordsOf(s string) []string {
 
 // Prompt is a prompt read by the rules that need only the prompt.
 type Prompt struct {
-	text   string  // trimmed
-	phrase *phrase // the deferral found, or nil
-	at     int     // where in text
-	answer bool    // plainly an answer whatever Claude asked (IsAnswer without the question)
-	skip   bool    // never parked: empty, a slash command ("/…"), shell input ("!…") or a memory note ("#…")
+	text   string   // trimmed
+	found  deferral // the deferral found in text, if any
+	answer bool     // plainly an answer whatever Claude asked (IsAnswer without the question)
+	skip   bool     // never parked: empty, a slash command ("/…"), shell input ("!…") or a memory note ("#…")
 }
 
 // Read applies the rules that look at the prompt alone.
@@ -814,13 +889,13 @@ func Read(prompt string) Prompt {
 		p.skip = true
 		return p
 	}
-	p.phrase, p.at = findDeferral(p.text)
-	p.answer = p.phrase == nil && IsAnswer(p.text, "")
+	p.found = findDeferral(p.text)
+	p.answer = !p.Deferral() && IsAnswer(p.text, "")
 	return p
 }
 
 // Deferral reports whether the prompt defers something (rule a): it parks whatever Claude said.
-func (p Prompt) Deferral() bool { return p.phrase != nil }
+func (p Prompt) Deferral() bool { return p.found.phrase != nil }
 
 // MayPark reports whether the prompt can park anything: a deferral, or a prompt that is not
 // plainly an answer and so may leave Claude's question open. When it is false, nothing is read.
@@ -834,7 +909,7 @@ func (p Prompt) Decide(assistant string) (b parking.Bullet, ok bool) {
 		return parking.Bullet{}, false
 	}
 	if p.Deferral() {
-		return deferred(p.text, assistant, p.phrase, p.at)
+		return deferred(p.text, assistant, p.found)
 	}
 	q, options, asked := question(assistant)
 	if !asked || isAnswer(p.text, q, options) {
@@ -845,13 +920,20 @@ func (p Prompt) Decide(assistant string) (b parking.Bullet, ok bool) {
 	return b, err == nil
 }
 
-// deferred builds rule (a)'s item. The idea is the prompt's sentence with the phrase (at byte
-// at); when that sentence is little more than the phrase ("park this", "ok, let's come back to
+// deferred builds rule (a)'s item. The idea is the prompt's sentence with the phrase, or the
+// sentence after a label ("later: look at the flaky test" defers "look at the flaky test");
+// when that sentence is little more than the phrase ("park this", "ok, let's come back to
 // that"), the idea is what Claude said last, which is what the user deferred.
-func deferred(prompt, assistant string, ph *phrase, at int) (parking.Bullet, bool) {
-	sentence := sentenceAt(prompt, at)
+func deferred(prompt, assistant string, d deferral) (parking.Bullet, bool) {
+	ph := d.phrase
+	sentence, label := sentenceAt(prompt, d.at), false
+	if d.label >= 0 {
+		if after := firstSentence(prompt[d.label:]); after != "" {
+			sentence, label = after, true
+		}
+	}
 	idea, context := sentence, "deferred by the user"
-	if len(wordsOf(sentence))-ph.words() <= 3 && strings.TrimSpace(assistant) != "" {
+	if !label && len(wordsOf(sentence))-ph.words() <= 3 && strings.TrimSpace(assistant) != "" {
 		idea = lastSentence(assistant)
 		context = "the user said \"" + shorten(sentence, maxIdea) + "\""
 	} else if strings.TrimSpace(assistant) != "" {

@@ -70,6 +70,12 @@ func TestDecideDeferral(t *testing.T) {
 		{"ok, park this", "We could also shard the index by tenant. That needs a migration.",
 			`Deferred: That needs a migration. Context: the user said "ok, park this"`},
 		{"PARK THAT for now", "", "Deferred: PARK THAT for now. Context: deferred by the user"},
+		// A label defers what follows it.
+		{"later: look at the flaky test", "The test fails on CI.",
+			"Deferred: look at the flaky test. Context: raised while Claude was on: The test fails on CI"},
+		{"Fix the lint.\nTODO for later - rotate the staging keys", "",
+			"Deferred: rotate the staging keys. Context: deferred by the user"},
+		{"Later:", "We could also shard the index.", `Deferred: We could also shard the index. Context: the user said "Later:"`},
 		// A deferral wins over an open question.
 		{"Good idea but for later, let us focus on the parser", askDB,
 			"Deferred: Good idea but for later, let us focus on the parser. Context: raised while Claude was on: I added the migration and the tests pass"},
@@ -132,6 +138,24 @@ func TestFindDeferralRules(t *testing.T) {
 		{"Nah, later!", "later"},
 		{"Later, wire it into main.", ""},
 		{"Log the error now and retry later.", ""},
+		// Said alone as a label: a whole clause that opens a sentence and ends with a colon or
+		// a dash.
+		{"later: look at the flaky test", "later"},
+		{"Later - rename the config package", "later"},
+		{"- **TODO for later:** rotate the keys", "todo for later"},
+		{"Fix the lint first. For later: switch to TOML.", "for later"},
+		{"Ok, later: switch to TOML.", ""},
+		{"Later stages: add a timer", ""},
+		{"Keep the body for later: the retry reads it", ""},
+		{"later_test.go: fix the assertion", ""},
+		// A wait phrase ends its clause or says until when.
+		{"this work can wait till Friday", "can wait"},
+		{"The dashboard can wait, ship the exporter first", "can wait"},
+		{"That can wait until after the release.", "can wait"},
+		{"it could wait for now", "could wait"},
+		{"so it can wait for the lock", ""},
+		{"so it can wait until the server is up", ""},
+		{"the handler can wait on the channel", ""},
 		// A return phrase points back or says when, and does not ask for action now.
 		{"let's come back to that", "let's come back to …"},
 		{"let’s come back to this one", "let's come back to …"},
@@ -182,6 +206,11 @@ func TestIsAnswerRules(t *testing.T) {
 		{"Mutex, since it is simpler to reason about.", true}, // quotes an option
 		{"I'd go with a sync.Map here", true},                 // three words of an option
 		{"Oui, utilise le mutex pour la map", true},           // a reply word in French
+		{"Please do, and mention it in the changelog", true},  // a reply word after "please"
+		{"👍🏽 and add a test for the lexer too please", true},  // an emoji, its skin tone aside
+		{"✔️ ship it, then bump the version", true},           // its variation selector aside
+		{"Ok. Now add a health check to the server.", true},   // answers, then moves on
+		{"Please add pagination to the /users endpoint.", false},
 		{"Update the CI workflow to run on Go 1.26.", false},
 		{"Let's add rate limiting to the API first.", false},
 		{"Also, which version of Go do we need?", false}, // "which" is a common word
@@ -212,6 +241,9 @@ func TestDocumentedLists(t *testing.T) {
 	}{
 		{"Deferral phrases:", DeferralPhrases},
 		{"Said alone:", SaidAlone},
+		{"Wait phrases:", WaitPhrases},
+		{"Until words:", UntilWords},
+		{"Time words:", TimeWords},
 		{"Return phrases:", ReturnPhrases},
 		{"Point words:", PointWords},
 		{"When words:", WhenWords},

@@ -84,7 +84,7 @@ func renderTables(t *testing.T) []byte {
 			if j > 0 {
 				b.WriteString(", ")
 			}
-			fmt.Fprintf(&b, "{text: %q, head: %s, tail: %s, open: %v, ret: %v, alone: %v}", p.text, nums(p.head), nums(p.tail), p.open, p.ret, p.alone)
+			fmt.Fprintf(&b, "{text: %q, head: %s, tail: %s, open: %v, ret: %v, alone: %v, wait: %v}", p.text, nums(p.head), nums(p.tail), p.open, p.ret, p.alone, p.wait)
 		}
 		b.WriteString("},\n")
 	}
@@ -92,7 +92,7 @@ func renderTables(t *testing.T) []byte {
 	for _, f := range []struct {
 		name string
 		bs   []bool
-	}{{"follow", r.follow}, {"point", r.point}, {"when", r.when}, {"notNow", r.notNow}} {
+	}{{"follow", r.follow}, {"point", r.point}, {"when", r.when}, {"notNow", r.notNow}, {"until", r.until}, {"time", r.time}} {
 		fmt.Fprintf(&b, "\t%s: %s,\n", f.name, bools(f.bs))
 	}
 	b.WriteString("\tnow: [][]word{")
