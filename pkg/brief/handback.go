@@ -2,6 +2,7 @@ package brief
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,7 +23,11 @@ const (
 	maxHandbackFiles    = 20
 	maxHandbackTasks    = 10
 	maxHandbackCommands = 6
-	maxPointerFiles     = 8
+	maxPointerFiles     = 10
+	maxPointerCommands  = 2
+	maxPointerDecisions = 2
+	maxPointerRunes     = 160
+	maxFirstRunes       = 110
 	maxDoingRunes       = 160
 	maxFactRunes        = 200
 )
@@ -126,9 +131,13 @@ func commandLines(r checkpoint.Record, max int) string {
 	return b.String()
 }
 
-// openLines says what was left open: Claude's question and next step, the user's last requests.
+// openLines says what was decided and what was left open: the decisions stated, Claude's
+// question and next step, the user's last requests.
 func openLines(r checkpoint.Record) string {
 	var b strings.Builder
+	for _, d := range r.Decisions {
+		fmt.Fprintf(&b, "Decision stated in the session: %s\n", Quoted(d, maxFactRunes))
+	}
 	if r.Question != "" {
 		fmt.Fprintf(&b, "Claude's last message asked: %s\n", Quoted(r.Question, maxFactRunes))
 	}
@@ -157,19 +166,31 @@ type Pointer struct {
 }
 
 // HandoffPointer is the last session's hand-off for the next one, at most MaxPointer characters:
-// when that session ended and what it was doing, then its key facts — the files it edited, its
-// open question and next step, its last error and commit, its open tasks — and the command that
-// loads the whole hand-off. The command comes first, so that a cut never loses it.
+// when that session ended and what it was working on, the command that loads the whole
+// hand-off, then its key facts, most needed first — what it was started for, the files it
+// edited, its last error and commands with their exit status, its last commit, Claude's open
+// question and next step, its open tasks, the user's last request. The command comes before
+// the facts, so that a cut never loses it; a fact that repeats another is left out.
 func HandoffPointer(p Pointer, now time.Time) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "cairn: the last session on branch %s ended %s (%s) and left a hand-off checkpoint.",
-		Quoted(p.Branch, 80), Ago(now, p.Ended), p.Ended.UTC().Format("2006-01-02 15:04 UTC"))
-	if plain.Line(p.Doing, 0) != "" {
-		fmt.Fprintf(&b, " What it was working on, as the hand-off file says: %s.", Quoted(p.Doing, maxDoingRunes))
-	}
-	fmt.Fprintf(&b, " `/context-restore %s` loads it, should the user want to pick up from there.", plain.Name(plain.Line(restoreName(p.Checkpoint), 100)))
+	fmt.Fprintf(&b, "cairn: the last session on branch %s ended %s (%s) and left a hand-off checkpoint; `/context-restore %s` loads it whole.",
+		Quoted(p.Branch, 80), Ago(now, p.Ended), p.Ended.UTC().Format("2006-01-02 15:04 UTC"), plain.Name(plain.Line(restoreName(p.Checkpoint), 100)))
+	doing := plain.Line(p.Doing, 0)
 	r := p.Record
+	said := func(v string) bool { // already in the pointer: the working-on line is the last request
+		v = plain.Line(v, 0)
+		return v == "" || v == doing || strings.HasPrefix(doing, v) || strings.HasPrefix(v, doing) && doing != ""
+	}
 	var facts strings.Builder
+	fact := func(label, v string, max int) {
+		fmt.Fprintf(&facts, "- %s: %s\n", label, Quoted(v, max))
+	}
+	if doing != "" {
+		fact("working on", p.Doing, maxDoingRunes)
+	}
+	if !said(r.First) {
+		fact("started for", firstSentence(r.First), maxFirstRunes)
+	}
 	if len(p.Files) > 0 {
 		var names []string
 		for i, f := range p.Files {
@@ -179,37 +200,108 @@ func HandoffPointer(p Pointer, now time.Time) string {
 			}
 			names = append(names, Quoted(f, 200))
 		}
-		fmt.Fprintf(&facts, "- files edited, most recent first: %s\n", strings.Join(names, ", "))
+		fmt.Fprintf(&facts, "- files edited, latest first: %s\n", strings.Join(names, ", "))
 	}
 	if r.Question != "" {
-		fmt.Fprintf(&facts, "- Claude's last message asked: %s\n", Quoted(r.Question, maxFactRunes))
+		fact("Claude asked", r.Question, maxPointerRunes)
 	}
 	if r.NextStep != "" {
-		fmt.Fprintf(&facts, "- Claude's stated next step: %s\n", Quoted(r.NextStep, maxFactRunes))
+		fact("Claude's next step", r.NextStep, maxPointerRunes)
 	}
 	if r.LastError != "" {
-		fmt.Fprintf(&facts, "- last error a command printed: %s\n", Quoted(r.LastError, maxFactRunes))
+		fact("last error", r.LastError, maxPointerRunes)
 	}
-	if r.LastCommit != "" {
-		fmt.Fprintf(&facts, "- last commit: %s\n", Quoted(r.LastCommit, maxFactRunes))
+	cmds := pointerCommands(r)
+	for _, c := range cmds {
+		fmt.Fprintf(&facts, "- ran (%s): %s\n", plain.Line(c.Status, 20), Quoted(c.Line, maxPointerRunes))
+	}
+	for i, d := range r.Decisions {
+		if i == maxPointerDecisions {
+			break
+		}
+		fact("decided", d, maxPointerRunes)
+	}
+	if r.LastCommit != "" && !commitShown(cmds, r.LastCommit) {
+		fact("last commit", r.LastCommit, maxPointerRunes)
 	}
 	for i, t := range p.Tasks {
 		if i == 3 {
 			fmt.Fprintf(&facts, "- … %d more open tasks\n", len(p.Tasks)-i)
 			break
 		}
-		fmt.Fprintf(&facts, "- open task: %s\n", Quoted(strings.TrimLeft(t, "0123456789. "), maxFactRunes))
+		fact("open task", strings.TrimLeft(t, "0123456789. "), maxPointerRunes)
 	}
-	if len(r.Requests) > 0 {
-		fmt.Fprintf(&facts, "- the user's last request, in their words: %s\n", Quoted(r.Requests[0], maxFactRunes))
+	if len(r.Requests) > 0 && !said(r.Requests[0]) {
+		fact("last request", r.Requests[0], maxPointerRunes)
 	}
 	if facts.Len() > 0 {
 		b.WriteString(" What it recorded:")
 	}
 	out := Budget{Max: MaxPointer}
 	out.Add(b.String()+"\n", "")
-	out.Add(facts.String(), plain.Name(p.Checkpoint))
+	out.Add(facts.String(), "the hand-off")
 	return out.String()
+}
+
+// firstSentence is s up to the end of its first sentence, or s.
+func firstSentence(s string) string {
+	s = plain.Line(s, 0)
+	for i := 0; i+1 < len(s); i++ {
+		if (s[i] == '.' || s[i] == '!' || s[i] == '?') && s[i+1] == ' ' {
+			return s[:i+1]
+		}
+	}
+	return s
+}
+
+// pointerCommands picks the commands the pointer names: the latest, and the latest that failed
+// when that is another.
+func pointerCommands(r checkpoint.Record) []checkpoint.Command {
+	if len(r.Commands) == 0 {
+		return nil
+	}
+	out := []checkpoint.Command{r.Commands[0]}
+	pick := func(want func(checkpoint.Command) bool) {
+		for _, c := range r.Commands[1:] {
+			if want(c) {
+				if !slices.ContainsFunc(out, func(o checkpoint.Command) bool { return o.Line == c.Line }) {
+					out = append(out, c)
+				}
+				return
+			}
+		}
+	}
+	if !out[0].Failed() {
+		pick(checkpoint.Command.Failed)
+	}
+	if !slices.ContainsFunc(out, isTest) {
+		pick(isTest)
+	}
+	return out
+}
+
+// testWords mark a command that runs tests.
+var testWords = []string{"go test", "pytest", "npm test", "npm run test", "yarn test", "pnpm test", "cargo test", "make test", "mvn test", "gradle test", "jest", "vitest", "rspec", "phpunit", "ctest", "tox"}
+
+func isTest(c checkpoint.Command) bool {
+	for _, w := range testWords {
+		if strings.Contains(c.Line, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// commitShown reports whether one of cmds is the commit the last-commit line would name (its
+// subject is in the command).
+func commitShown(cmds []checkpoint.Command, commit string) bool {
+	_, subject, _ := strings.Cut(commit, " ")
+	for _, c := range cmds {
+		if subject != "" && strings.Contains(c.Line, subject) {
+			return true
+		}
+	}
+	return false
 }
 
 // restoreName is the argument of /context-restore that names the checkpoint at rel: its file

@@ -53,7 +53,7 @@ func TestHandoffPointerBudget(t *testing.T) {
 	if n := Len(out); n > MaxPointer || n == 0 {
 		t.Fatalf("%d characters (want 1 to %d):\n%s", n, MaxPointer, out)
 	}
-	if !strings.Contains(out, "/context-restore ") || strings.Count(out, "\n") != 1 || strings.Contains(out, "\nIMPORTANT") {
+	if !strings.Contains(out, "/context-restore ") || strings.Count(out, "\n") != 2 || strings.Contains(out, "\nIMPORTANT") {
 		t.Errorf("the pointer:\n%s", out)
 	}
 }
@@ -119,19 +119,26 @@ func TestHandoffPointerFacts(t *testing.T) {
 		Record: checkpoint.Record{
 			Question: "Shall I also update the docs?", NextStep: "Next, I'll wire the parser.",
 			LastError: "undefined: parseHeader", LastCommit: "1a2b3c4 lexer: keep state",
-			Requests: []string{"fix the lexer"},
+			Requests: []string{"and now the parser"}, First: "make the lexer twice as fast",
+			Commands: []checkpoint.Command{{Status: "exit 1", Line: "go test ./pkg/lexer/"}},
 		},
 		Tasks: []string{"1. [pending] Wire the parser (task 2)"},
 	}
 	out := HandoffPointer(p, now)
-	for _, want := range []string{`"src/lexer.go", "src/parser.go"`, `"Shall I also update the docs?"`, `"Next, I'll wire the parser."`,
-		`"undefined: parseHeader"`, `"1a2b3c4 lexer: keep state"`, `open task: "[pending] Wire the parser (task 2)"`, `in their words: "fix the lexer"`} {
+	for _, want := range []string{`"src/lexer.go", "src/parser.go"`, `Claude asked: "Shall I also update the docs?"`, `next step: "Next, I'll wire the parser."`,
+		`last error: "undefined: parseHeader"`, `last commit: "1a2b3c4 lexer: keep state"`, `open task: "[pending] Wire the parser (task 2)"`, `last request: "and now the parser"`,
+		`started for: "make the lexer twice as fast"`, `ran (exit 1): "go test ./pkg/lexer/"`, `working on: "fix the lexer"`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the pointer lacks %q:\n%s", want, out)
 		}
 	}
 	if strings.Index(out, "/context-restore") > strings.Index(out, "src/lexer.go") {
 		t.Errorf("the command comes after the facts:\n%s", out)
+	}
+	// The working-on line is the last request: it is not said twice.
+	p.Record.Requests = []string{"fix the lexer"}
+	if out := HandoffPointer(p, now); strings.Contains(out, "last request") {
+		t.Errorf("the last request repeats the working-on line:\n%s", out)
 	}
 	for range 50 {
 		p.Files = append(p.Files, strings.Repeat("deep/", 40)+"f.go")

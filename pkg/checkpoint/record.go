@@ -23,6 +23,8 @@ type Record struct {
 	Question   string   // the question Claude's last message ended on, unanswered
 	NextStep   string   // the next step Claude's last message stated
 	Requests   []string // the user's last requests, most recent first, as typed
+	First      string   // the session's first request: what it was started for
+	Decisions  []string // decisions stated by the user or Claude, most recent first
 }
 
 // Command is one shell command of a Record.
@@ -32,20 +34,24 @@ type Command struct {
 	Output string // for a failure, the most telling output line
 }
 
+// Failed reports whether the command ran and exited with a status other than 0.
+func (c Command) Failed() bool { return strings.HasPrefix(c.Status, "exit ") && c.Status != "exit 0" }
+
 // recordHead starts the block; ReadRecord finds it by this line.
 const recordHead = "Session record, from the transcript (secrets redacted):"
 
 // Bounds of a record block: one line per value, a few of each kind.
 const (
-	maxRecordCommands = 12
-	maxRecordRequests = 3
-	maxRecordRunes    = 300
+	maxRecordCommands  = 12
+	maxRecordRequests  = 3
+	maxRecordDecisions = 3
+	maxRecordRunes     = 300
 )
 
 // Empty reports whether r holds nothing to write.
 func (r Record) Empty() bool {
 	return len(r.Commands) == 0 && r.LastError == "" && r.LastCommit == "" && r.Question == "" &&
-		r.NextStep == "" && len(r.Requests) == 0
+		r.NextStep == "" && len(r.Requests) == 0 && r.First == "" && len(r.Decisions) == 0
 }
 
 // RecordBlock writes r as the block a checkpoint's Notes hold, every value redacted and made one
@@ -76,6 +82,12 @@ func RecordBlock(r Record) string {
 		b.WriteString("- earlier commands: " + strconv.Itoa(more) + "\n")
 	}
 	line("commit", r.LastCommit)
+	for i, d := range r.Decisions {
+		if i == maxRecordDecisions {
+			break
+		}
+		line("decision", d)
+	}
 	line("asked", r.Question)
 	line("next", r.NextStep)
 	for i, q := range r.Requests {
@@ -84,6 +96,7 @@ func RecordBlock(r Record) string {
 		}
 		line("request", q)
 	}
+	line("first request", r.First)
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
@@ -124,6 +137,12 @@ func ReadRecord(notes string) Record {
 			r.Question = v
 		case "next":
 			r.NextStep = v
+		case "decision":
+			if len(r.Decisions) < maxRecordDecisions {
+				r.Decisions = append(r.Decisions, v)
+			}
+		case "first request":
+			r.First = v
 		case "request":
 			if len(r.Requests) < maxRecordRequests {
 				r.Requests = append(r.Requests, v)
@@ -163,6 +182,9 @@ func (r Record) Lost(files []string, summary string) []string {
 		if !strings.Contains(summary, f) && !strings.Contains(summary, base) && len(out) < maxLost {
 			out = append(out, "file: "+f)
 		}
+	}
+	for _, d := range r.Decisions {
+		add("decision", d)
 	}
 	add("asked", r.Question)
 	add("next", r.NextStep)

@@ -140,6 +140,7 @@ func Write(p *project.Project, cat *catalog.Catalog, runs *runstate.Runs, in Inp
 	}
 	hi.Prompts, hi.LastReply = tr.Prompts, tr.LastText
 	hi.Record = withEarlier(catalog.NewRecord(tr.Activity, tr.LastText, tr.Prompts), earlier)
+	hi.Record.First = tr.First
 	// Every file edited since the last boundary, not only since the last checkpoint: a hand-off
 	// replaces the session's previous one, so it carries the whole session.
 	hi.Files = tr.Files
@@ -190,6 +191,11 @@ func withEarlier(r checkpoint.Record, earlier []checkpoint.Record) checkpoint.Re
 		}
 		r.Commands = append(r.Commands, e.Commands...)
 		r.More += e.More
+		for _, d := range e.Decisions {
+			if !slices.Contains(r.Decisions, d) {
+				r.Decisions = append(r.Decisions, d)
+			}
+		}
 	}
 	return r
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -29,6 +30,7 @@ type Activity struct {
 	More       int       // commands run before those, not listed
 	LastError  string    // the most telling output line of the most recent failed command
 	LastCommit string    // "<sha> <subject>" of the most recent commit a command reported
+	Decisions  []string  // the decisions stated by the user or Claude, most recent first (Decided)
 }
 
 // Bounds: what a hand-back lists, and how many tool results the scan remembers while it looks
@@ -141,10 +143,20 @@ func (a *activityScan) commands(e entry) {
 				a.act.LastCommit, a.commits = s, true
 			}
 		}
-		if len(a.act.Commands) < maxCommands {
+		if len(a.act.Commands) < maxCommands && !a.listed(c.Line) {
+			// A command run again is listed once, with what came of it the last time.
 			a.act.Commands = append(a.act.Commands, c)
 		}
 	}
+}
+
+func (a *activityScan) listed(line string) bool {
+	for _, c := range a.act.Commands {
+		if c.Line == line {
+			return true
+		}
+	}
+	return false
 }
 
 // resultText reads the text of the result of tool use id from the line ref points to.
@@ -320,4 +332,83 @@ func listItem(l string) string {
 		}
 	}
 	return l
+}
+
+// maxFirstScan bounds how far from the start FirstPrompt looks: the first prompt comes within
+// the first few lines of a transcript.
+const maxFirstScan = 8 << 20
+
+// firstPromptAt is the session's first typed prompt, read forwards from the start for at most
+// maxFirstScan bytes; "" when there is none there.
+func (lim limits) firstPromptAt(r io.ReaderAt, size int64) (string, error) {
+	var p parser
+	s := newFwdScanner(r, min(size, maxFirstScan), 0, lim)
+	for {
+		l, ok := s.next()
+		if !ok {
+			return "", s.err
+		}
+		if isToolResult(l.data) || !bytes.Contains(l.data, []byte(`"user"`)) {
+			continue
+		}
+		if e, ok := p.entry(l); ok {
+			if text, ok := e.prompt(); ok {
+				return clean(text), nil
+			}
+		}
+	}
+}
+
+// decisionWords mark a sentence that states a decision, in a prompt or in Claude's text.
+var decisionWords = []string{"decided", "decision", "we agreed", "agreed to", "let's go with", "we'll go with", "going with", "we chose", "settled on", "opted for"}
+
+// maxDecisions bounds the decisions an Activity keeps; maxDecisionLine is the longest line
+// looked at for one (a tool's output is not where decisions are stated).
+const (
+	maxDecisions    = 3
+	maxDecisionLine = 256 << 10
+)
+
+func mayDecide(b []byte) bool {
+	if len(b) > maxDecisionLine {
+		return false
+	}
+	// Without the first letter, so that a capital at a sentence's start matches too.
+	return bytes.Contains(b, []byte("ecid")) || bytes.Contains(b, []byte("ecision")) || bytes.Contains(b, []byte("greed")) || bytes.Contains(b, []byte("go with")) ||
+		bytes.Contains(b, []byte("ettled on")) || bytes.Contains(b, []byte("pted for")) || bytes.Contains(b, []byte("hose"))
+}
+
+// decisions notes the sentences of a prompt or of Claude's text that state a decision.
+func (a *activityScan) decisions(e entry) {
+	if len(a.act.Decisions) >= maxDecisions || e.sidechain {
+		return
+	}
+	var text string
+	if t, ok := e.prompt(); ok {
+		text = t
+	} else if e.kind() == "assistant" && !e.synthetic() {
+		text = strings.Join(textBlocks(e.msg("content")), "\n")
+	}
+	sentences := Decided(text)
+	for i := len(sentences) - 1; i >= 0 && len(a.act.Decisions) < maxDecisions; i-- {
+		if !slices.Contains(a.act.Decisions, sentences[i]) {
+			a.act.Decisions = append(a.act.Decisions, sentences[i])
+		}
+	}
+}
+
+// Decided returns the sentences of text that state a decision ("We decided to …", "Let's go
+// with …", "Decision: …"), one line each, cut to maxOutputRunes.
+func Decided(text string) []string {
+	var out []string
+	for _, s := range splitSentences(text) {
+		l := strings.ToLower(s)
+		for _, w := range decisionWords {
+			if strings.Contains(l, w) {
+				out = append(out, oneLine(s, maxOutputRunes))
+				break
+			}
+		}
+	}
+	return out
 }

@@ -131,3 +131,24 @@ func readFile(t *testing.T, path string) string {
 	}
 	return string(data)
 }
+
+// Decisions stated in a prompt or in Claude's text since the boundary are kept, most recent
+// first; one stated before the boundary, or in a tool's output, is not.
+func TestActivityDecisions(t *testing.T) {
+	path := writeLines(t,
+		prompt("We decided to keep SQLite."),
+		compactBoundary,
+		prompt("Decision: the cache stays in memory. Now wire it."),
+		asst("m1", "", textBlock("Understood. We'll go with a mutex because the map is shared; I will build on that.")),
+		bashUse("t1", "grep -r decided ."), bashResult("t1", "notes.md: we decided nothing", false),
+		prompt("ok"),
+	)
+	c, err := ForCompaction(path, "", 1, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"We'll go with a mutex because the map is shared; I will build on that.", "Decision: the cache stays in memory."}
+	if !reflect.DeepEqual(c.Activity.Decisions, want) {
+		t.Errorf("decisions %q, want %q", c.Activity.Decisions, want)
+	}
+}

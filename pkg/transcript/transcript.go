@@ -299,6 +299,11 @@ func (lim limits) sinceAt(r io.ReaderAt, size int64, root string, from, budget i
 			act.result(l)
 			continue // a user line: no edits, no task tools
 		}
+		if act != nil && mayDecide(l.data) {
+			if e, ok := p.entry(l); ok {
+				act.decisions(e)
+			}
+		}
 		edit, task := mayEdit(l.data), recent && wantTasks && !seg.tasks && mayTask(l.data)
 		bash := act != nil && mayBash(l.data)
 		if !edit && !task && !bash {
@@ -767,6 +772,7 @@ type Handoff struct {
 	Activity Activity // the commands since the last boundary
 	Todos    []Todo   // with todos: the last TodoWrite list since the last boundary
 	HasTodos bool
+	First    string   // the session's first prompt: what it was started for
 	Prompts  []string // LastWords', when the hand-off is written
 	LastText string
 }
@@ -786,6 +792,9 @@ func ForHandoff(path, root string, from int64, todos bool) (Handoff, error) {
 			return err
 		}
 		h.Edited, h.Tasks, h.Files, h.Activity = seg.since, seg.tasks, seg.all, *seg.act
+		if h.First, err = lim.firstPromptAt(r, size); err != nil {
+			return err
+		}
 		if todos {
 			h.Todos, h.HasTodos, err = lim.lastTodosAt(r, size)
 		}

@@ -44,7 +44,10 @@ func TestFloor(t *testing.T) {
 	t.Logf("\n%s", rep.Markdown())
 	if *update {
 		for m := range floor.Recall {
-			floor.Recall[m] = math.Floor(rep.Row(m, recall.ArmCairn).Recall*1e4) / 1e4
+			// One point under the run of record: a line at the budget's edge may move with
+			// what the clock prints ("just now", "1m ago"), and the floor catches regressions,
+			// not that.
+			floor.Recall[m] = math.Floor(rep.Row(m, recall.ArmCairn).Recall*100)/100 - 0.01
 		}
 		data, _ := json.MarshalIndent(floor, "", "  ")
 		if err := os.WriteFile("floor.json", append(data, '\n'), 0o644); err != nil {

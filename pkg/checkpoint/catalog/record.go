@@ -9,7 +9,7 @@ import (
 // the commands and what came of them from the transcript's activity, the question and next step
 // Claude's last message left open, and the user's last requests.
 func NewRecord(act transcript.Activity, lastText string, prompts []string) checkpoint.Record {
-	r := checkpoint.Record{More: act.More, LastError: act.LastError, LastCommit: act.LastCommit, Requests: prompts}
+	r := checkpoint.Record{More: act.More, LastError: act.LastError, LastCommit: act.LastCommit, Requests: prompts, Decisions: act.Decisions}
 	for _, c := range act.Commands {
 		r.Commands = append(r.Commands, checkpoint.Command{Status: c.Status, Line: c.Line, Output: c.Output})
 	}
