@@ -87,10 +87,16 @@ func Write(p *project.Project, cat *catalog.Catalog, runs *runstate.Runs, in Inp
 			p.Warn("%v", err)
 		}
 	}
+	// The session's previous hand-off carries what came before from: its files, its record and
+	// the session's first request. This one replaces it, so it carries them on.
+	var before catalog.HandoffFile
+	if prev != nil {
+		before, _ = catalog.ReadHandoff(p.Root, prev.Path(p.Root))
+	}
 	var tr transcript.Handoff
 	if in.TranscriptPath != "" {
 		// Without task files, the client's todo list (TodoWrite) is the session's task list.
-		if tr, err = transcript.ForHandoff(in.TranscriptPath, p.Root, from, len(all) == 0); err != nil {
+		if tr, err = transcript.ForHandoff(in.TranscriptPath, p.Root, from, before.Record.First == "", len(all) == 0); err != nil {
 			p.Warn("%v", err)
 		}
 		for _, td := range tr.Todos {
@@ -139,11 +145,15 @@ func Write(p *project.Project, cat *catalog.Catalog, runs *runstate.Runs, in Inp
 		}
 	}
 	hi.Prompts, hi.LastReply = tr.Prompts, tr.LastText
-	hi.Record = withEarlier(catalog.NewRecord(tr.Activity, tr.LastText, tr.Prompts), earlier)
+	hi.Record = withEarlier(catalog.NewRecord(tr.Activity, tr.LastText, tr.Prompts), append(earlier, before.Record))
 	hi.Record.First = tr.First
-	// Every file edited since the last boundary, not only since the last checkpoint: a hand-off
-	// replaces the session's previous one, so it carries the whole session.
-	hi.Files = tr.Files
+	if hi.Record.First == "" {
+		hi.Record.First = before.Record.First
+	}
+	files = append(files, before.Files...)
+	// The files since the last checkpoint, then those the compactions and the previous hand-off
+	// recorded: a hand-off replaces the session's previous one, so it carries the whole session.
+	hi.Files = tr.Edited
 	for _, f := range files {
 		if !slices.Contains(hi.Files, f) {
 			hi.Files = append(hi.Files, f)
@@ -189,8 +199,12 @@ func withEarlier(r checkpoint.Record, earlier []checkpoint.Record) checkpoint.Re
 		if r.LastCommit == "" {
 			r.LastCommit = e.LastCommit
 		}
-		r.Commands = append(r.Commands, e.Commands...)
-		r.More += e.More
+		for _, c := range e.Commands {
+			if !slices.ContainsFunc(r.Commands, func(o checkpoint.Command) bool { return o.Line == c.Line }) {
+				r.Commands = append(r.Commands, c)
+			}
+		}
+		r.More = max(r.More, e.More)
 		for _, d := range e.Decisions {
 			if !slices.Contains(r.Decisions, d) {
 				r.Decisions = append(r.Decisions, d)

@@ -336,7 +336,7 @@ func listItem(l string) string {
 
 // maxFirstScan bounds how far from the start FirstPrompt looks: the first prompt comes within
 // the first few lines of a transcript.
-const maxFirstScan = 8 << 20
+const maxFirstScan = 1 << 20
 
 // firstPromptAt is the session's first typed prompt, read forwards from the start for at most
 // maxFirstScan bytes; "" when there is none there.
@@ -366,7 +366,7 @@ var decisionWords = []string{"decided", "decision", "we agreed", "agreed to", "l
 // looked at for one (a tool's output is not where decisions are stated).
 const (
 	maxDecisions    = 3
-	maxDecisionLine = 256 << 10
+	maxDecisionLine = 32 << 10
 )
 
 func mayDecide(b []byte) bool {

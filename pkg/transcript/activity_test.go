@@ -3,6 +3,7 @@ package transcript
 import (
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -85,26 +86,51 @@ func TestActivityBounds(t *testing.T) {
 	}
 }
 
-// The hand-off's pass: work since offset from decides, every file since the boundary is listed.
-func TestForHandoffFilesSinceBoundary(t *testing.T) {
+// The hand-off's pass reads what came after offset from: the edits, a task tool, the commands;
+// the first prompt when asked; the TodoWrite list when asked.
+func TestForHandoffSince(t *testing.T) {
 	first := asst("m1", "", toolUseBlock("Edit", `{"file_path":"/p/a.go"}`))
-	head := writeLines(t, compactBoundary, first)
+	head := writeLines(t, prompt("speed up the lexer"), compactBoundary, first)
 	from := int64(len(readFile(t, head)))
-	path := writeLines(t, compactBoundary, first, asst("m2", "", toolUseBlock("Write", `{"file_path":"/p/b.go"}`)),
+	path := writeLines(t, prompt("speed up the lexer"), compactBoundary, first, asst("m2", "", toolUseBlock("Write", `{"file_path":"/p/b.go"}`)),
 		bashUse("t1", "go build"), bashResult("t1", "", false),
 		asst("m3", "", toolUseBlock("TodoWrite", `{"todos":[{"content":"Wire the lexer","status":"in_progress","activeForm":"Wiring"}]}`)))
-	h, err := ForHandoff(path, "/p", from, true)
+	h, err := ForHandoff(path, "/p", from, true, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(h.Edited, []string{"b.go"}) || !reflect.DeepEqual(h.Files, []string{"b.go", "a.go"}) {
-		t.Errorf("edited %v, files %v", h.Edited, h.Files)
+	if !reflect.DeepEqual(h.Edited, []string{"b.go"}) || h.First != "speed up the lexer" {
+		t.Errorf("edited %v, first %q", h.Edited, h.First)
 	}
 	if !h.Tasks || !h.HasTodos || len(h.Todos) != 1 || h.Todos[0].Subject != "Wire the lexer" {
 		t.Errorf("tasks %v, todos %+v", h.Tasks, h.Todos)
 	}
 	if len(h.Activity.Commands) != 1 || h.Activity.Commands[0].Status != "exit 0" {
 		t.Errorf("commands %+v", h.Activity.Commands)
+	}
+	if h, _ := ForHandoff(path, "/p", from, false, false); h.First != "" || h.HasTodos {
+		t.Errorf("read what was not asked: %+v", h)
+	}
+}
+
+// The commands are read within maxActivityScan of the end, so that a pass costs the same
+// whatever lies before; the edits are read back to the boundary.
+func TestActivityWindow(t *testing.T) {
+	filler := asst("mf", "", textBlock(strings.Repeat("x", 1<<20)))
+	lines := []string{bashUse("old", "make old"), bashResult("old", "Exit code 2\nold", true), asst("me", "", toolUseBlock("Edit", `{"file_path":"/p/a.go"}`))}
+	for range maxActivityScan>>20 + 1 {
+		lines = append(lines, filler)
+	}
+	lines = append(lines, bashUse("new", "make new"), bashResult("new", "", false))
+	c, err := ForCompaction(writeLines(t, lines...), "/p", 1, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Activity.Commands) != 1 || c.Activity.Commands[0].Line != "make new" || c.Activity.LastError != "" {
+		t.Errorf("commands %+v, last error %q", c.Activity.Commands, c.Activity.LastError)
+	}
+	if !reflect.DeepEqual(c.Edited, []string{"a.go"}) {
+		t.Errorf("edited %v", c.Edited)
 	}
 }
 

@@ -264,48 +264,52 @@ func (lim limits) editedSinceAt(r io.ReaderAt, size int64, root string, from, bu
 	return seg.since, seg.tasks, err
 }
 
-// segment is what one backward pass to the last boundary finds.
+// segment is what one backward pass finds.
 type segment struct {
 	since []string  // files edited at or after offset from, most recent first
-	all   []string  // with act: files edited since the boundary, most recent first
 	tasks bool      // a task tool was used at or after from
-	act   *Activity // with act: the commands since the boundary
+	act   *Activity // with act: the commands in the last maxActivityScan bytes of that stretch
 }
 
-// sinceAt reads back from the end to the last boundary (and after budget bytes, 0: no bound).
-// Without act it stops at offset from, and gives the files edited after it and, with wantTasks,
-// whether a task tool was used there. With act it goes on to the boundary in the same pass,
-// also collecting every file edited since the boundary and the commands run (activityScan).
+// maxActivityScan bounds the stretch, from the end, in which a pass also reads the commands and
+// decisions (activityScan): their tests cost a few passes over each line, and a hand-back wants
+// the latest, so that a pass costs the same whatever lies before it. What came earlier is in the
+// checkpoints' records, which the hand-off and the hand-back read back.
+const maxActivityScan = 16 << 20
+
+// sinceAt reads back from the end to offset from and the last boundary (and after budget bytes,
+// 0: no bound): the files edited there and, with wantTasks, whether a task tool was used. With
+// act it also collects, in the same pass and within maxActivityScan of the end, the commands run
+// and the decisions stated (activityScan).
 func (lim limits) sinceAt(r io.ReaderAt, size int64, root string, from, budget int64, wantTasks bool, act *activityScan) (seg segment, err error) {
 	var (
-		seen    = map[string]bool{}
-		seenAll = map[string]bool{}
-		p       parser
-		s       = newBackScanner(r, size, lim, budget)
-		paths   []string // one line's, reused: the paths are copied (clean) before they are kept
+		seen  = map[string]bool{}
+		p     parser
+		s     = newBackScanner(r, size, lim, budget)
+		paths []string // one line's, reused: the paths are copied (clean) before they are kept
 	)
-	for len(seen) < maxEditedFiles && len(seenAll) < maxEditedFiles {
+	for len(seen) < maxEditedFiles {
 		l, ok := s.next()
-		if !ok || l.off < from && act == nil {
+		if !ok || l.off < from {
 			break
 		}
-		recent := l.off >= from
 		if mayBeBoundary(l.data) {
 			if e, ok := p.entry(l); ok && !e.sidechain && e.isBoundary() {
 				break
 			}
 		}
-		if act != nil && isToolResult(l.data) {
+		active := act != nil && l.off >= size-maxActivityScan
+		if active && isToolResult(l.data) {
 			act.result(l)
 			continue // a user line: no edits, no task tools
 		}
-		if act != nil && mayDecide(l.data) {
+		if active && mayDecide(l.data) {
 			if e, ok := p.entry(l); ok {
 				act.decisions(e)
 			}
 		}
-		edit, task := mayEdit(l.data), recent && wantTasks && !seg.tasks && mayTask(l.data)
-		bash := act != nil && mayBash(l.data)
+		edit, task := mayEdit(l.data), wantTasks && !seg.tasks && mayTask(l.data)
+		bash := active && mayBash(l.data)
 		if !edit && !task && !bash {
 			continue
 		}
@@ -327,21 +331,16 @@ func (lim limits) sinceAt(r io.ReaderAt, size int64, root string, from, budget i
 					paths = append(paths, fp)
 				}
 			}
-			if recent && taskTools[name] && !e.sidechain {
+			if taskTools[name] && !e.sidechain {
 				seg.tasks = true
 			}
 			return true
 		})
 		for i := len(paths) - 1; i >= 0; i-- { // the last block of a line is the latest
 			// Two spellings of one file (absolute and relative to root) become one entry.
-			rel := relTo(root, clean(paths[i]))
-			if recent && !seen[rel] {
+			if rel := relTo(root, clean(paths[i])); !seen[rel] {
 				seen[rel] = true
 				seg.since = append(seg.since, rel)
-			}
-			if act != nil && !seenAll[rel] {
-				seenAll[rel] = true
-				seg.all = append(seg.all, rel)
 			}
 		}
 	}
@@ -768,8 +767,7 @@ type Handoff struct {
 	Size     int64    // the transcript's length when it was opened; -1 when there is none
 	Edited   []string // files edited after offset from and after the last boundary, latest first
 	Tasks    bool     // a task tool was used after from and after the last boundary
-	Files    []string // every file edited since the last boundary, most recent first
-	Activity Activity // the commands since the last boundary
+	Activity Activity // the commands after from and after the last boundary
 	Todos    []Todo   // with todos: the last TodoWrite list since the last boundary
 	HasTodos bool
 	First    string   // the session's first prompt: what it was started for
@@ -777,12 +775,12 @@ type Handoff struct {
 	LastText string
 }
 
-// ForHandoff opens the transcript once and reads, from its end back to the last boundary (and
-// no more than 256 MiB), the files edited and whether a task tool was used after offset from —
-// what came after the session's last checkpoint — and, in the same pass, every file edited and
-// the commands run since the boundary; with todos, the last TodoWrite list. A missing file gives
+// ForHandoff opens the transcript once and reads, from its end back to offset from (and no
+// further than the last boundary, and 256 MiB), what came after the session's last checkpoint:
+// the files edited, whether a task tool was used, the commands run and the decisions stated; with
+// first, the session's first prompt; with todos, the last TodoWrite list. A missing file gives
 // Size -1 and no error.
-func ForHandoff(path, root string, from int64, todos bool) (Handoff, error) {
+func ForHandoff(path, root string, from int64, first, todos bool) (Handoff, error) {
 	h := Handoff{Size: -1}
 	_, err := withFile(path, func(r io.ReaderAt, size int64) error {
 		h = Handoff{Size: size}
@@ -791,9 +789,11 @@ func ForHandoff(path, root string, from int64, todos bool) (Handoff, error) {
 		if err != nil {
 			return err
 		}
-		h.Edited, h.Tasks, h.Files, h.Activity = seg.since, seg.tasks, seg.all, *seg.act
-		if h.First, err = lim.firstPromptAt(r, size); err != nil {
-			return err
+		h.Edited, h.Tasks, h.Activity = seg.since, seg.tasks, *seg.act
+		if first {
+			if h.First, err = lim.firstPromptAt(r, size); err != nil {
+				return err
+			}
 		}
 		if todos {
 			h.Todos, h.HasTodos, err = lim.lastTodosAt(r, size)
