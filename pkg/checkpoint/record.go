@@ -178,8 +178,11 @@ func (r Record) Lost(files []string, summary string) []string {
 	}
 	add("commit", r.LastCommit)
 	for _, f := range files {
+		if len(out) >= maxLost {
+			break // a long file list is not searched past what the record can list
+		}
 		base := f[strings.LastIndexByte(f, '/')+1:]
-		if !strings.Contains(summary, f) && !strings.Contains(summary, base) && len(out) < maxLost {
+		if !strings.Contains(summary, f) && !strings.Contains(summary, base) {
 			out = append(out, "file: "+f)
 		}
 	}

@@ -3,7 +3,6 @@ package transcript
 import (
 	"bytes"
 	"io"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -186,14 +185,12 @@ func (a *activityScan) resultText(ref resultRef, id string) string {
 	return text
 }
 
-var exitCode = regexp.MustCompile(`^Exit code (-?\d+)`)
-
 // failure reads a failed Bash result: Claude Code writes "Exit code N" and the output for a
 // command that ran, and an error message for one it refused or could not run.
 func failure(out string) (status, line string) {
 	first, rest, _ := strings.Cut(strings.TrimLeft(out, "\n"), "\n")
-	if m := exitCode.FindStringSubmatch(first); m != nil {
-		if n, err := strconv.Atoi(m[1]); err == nil && n != 0 {
+	if code, ok := strings.CutPrefix(first, "Exit code "); ok {
+		if n, err := strconv.Atoi(strings.TrimSpace(code)); err == nil && n != 0 {
 			return "exit " + strconv.Itoa(n), telling(rest)
 		}
 		return "exit 1", telling(rest)
@@ -235,16 +232,25 @@ func telling(out string) string {
 	return ""
 }
 
-// commitRE matches the first line git commit prints: "[main 1a2b3c4] subject", with
-// "(root-commit)" on a repository's first.
-var commitRE = regexp.MustCompile(`(?m)^\[[^\]\s]+(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.+)$`)
-
+// commitLine reads the first line git commit prints, "[main 1a2b3c4] subject" ("[main
+// (root-commit) 1a2b3c4] subject" on a repository's first), from a command's output: "<sha>
+// <subject>", or "".
 func commitLine(out string) string {
-	m := commitRE.FindStringSubmatch(out)
-	if m == nil {
-		return ""
+	for _, l := range strings.Split(out, "\n") {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(l), "[")
+		head, subject, ok2 := strings.Cut(rest, "] ")
+		if !ok || !ok2 || subject == "" {
+			continue
+		}
+		f := strings.Fields(head)
+		if len(f) < 2 || len(f) > 3 || len(f) == 3 && f[1] != "(root-commit)" {
+			continue
+		}
+		if sha := f[len(f)-1]; len(sha) >= 7 && len(sha) <= 40 && strings.Trim(sha, "0123456789abcdef") == "" {
+			return oneLine(sha+" "+subject, maxCommandRunes)
+		}
 	}
-	return oneLine(m[1]+" "+m[2], maxCommandRunes)
+	return ""
 }
 
 // oneLine makes s one line of at most max runes: lines joined by "; ", controls removed.

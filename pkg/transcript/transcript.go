@@ -275,7 +275,7 @@ type segment struct {
 // decisions (activityScan): their tests cost a few passes over each line, and a hand-back wants
 // the latest, so that a pass costs the same whatever lies before it. What came earlier is in the
 // checkpoints' records, which the hand-off and the hand-back read back.
-const maxActivityScan = 16 << 20
+const maxActivityScan = 4 << 20
 
 // sinceAt reads back from the end to offset from and the last boundary (and after budget bytes,
 // 0: no bound): the files edited there and, with wantTasks, whether a task tool was used. With
