@@ -182,11 +182,11 @@ func TestActivityDecisions(t *testing.T) {
 func TestCommitLine(t *testing.T) {
 	for out, want := range map[string]string{
 		"[main 1a2b3c4] lexer: keep state\n 1 file changed":      "1a2b3c4 lexer: keep state",
-		"[main (root-commit) 0f0f0f0] first":                    "0f0f0f0 first",
+		"[main (root-commit) 0f0f0f0] first":                     "0f0f0f0 first",
 		"[feature/x 1234567890abcdef1234567890abcdef12345678] y": "1234567890abcdef1234567890abcdef12345678 y",
-		"[main xyz1234] not a sha":                              "",
-		"[INFO] build ok":                                       "",
-		"nothing to commit, working tree clean":                 "",
+		"[main xyz1234] not a sha":                               "",
+		"[INFO] build ok":                                        "",
+		"nothing to commit, working tree clean":                  "",
 	} {
 		if got := commitLine(out); got != want {
 			t.Errorf("commitLine(%q) = %q, want %q", out, got, want)
