@@ -5,8 +5,8 @@
 // same result.
 //
 // The UserPromptSubmit hook calls it once per prompt, in two steps so that it reads the
-// transcript only when the rules need Claude's last message: Read looks at the prompt alone,
-// then Prompt.Decide takes that message.
+// transcript only when the rules need Claude's last message: readPrompt looks at the prompt alone,
+// then parsedPrompt.decide takes that message.
 package autopark
 
 import (
@@ -24,10 +24,10 @@ import (
 // The rules (the original /session workflow's behavioural rule, made deterministic:
 // docs/PARKING.md, Automatic parking):
 //
-//   - Rule (a), deferral: the prompt holds a deferral phrase that defers (FindDeferral) → park
+//   - Rule (a), deferral: the prompt holds a deferral phrase that defers (findDeferral) → park
 //     "Deferred: <idea>. Context: <why>".
 //   - Rule (b), question left open: Claude's last message ends with a question and the prompt
-//     is not an answer to it (IsAnswer) → park "User raised: <prompt>. Pending: <question>".
+//     is not an answer to it (isAnswer) → park "User raised: <prompt>. Pending: <question>".
 //
 // Rule (a) wins when both apply.
 
@@ -406,20 +406,6 @@ func normalize(s string) string {
 	return plain.Line(strings.ToLower(quotes.Replace(s)), 0)
 }
 
-// FindDeferral returns the first deferral in the first 16 KiB of prompt: the phrase as listed,
-// and the byte offset in prompt of the phrase's first word. A match counts only when it defers:
-// a phrase not ending in "…" ends its clause or is followed by one of FollowWords; one of
-// SaidAlone is its clause, which ends a sentence, or opens one and ends with a colon or a dash
-// (a label); one of WaitPhrases ends its clause or says until when; a return phrase points back
-// or says when, and its clause holds none of NowWords. At a given word the longest phrase is
-// tried first.
-func FindDeferral(prompt string) (phrase string, at int, ok bool) {
-	if d := findDeferral(prompt); d.phrase != nil {
-		return d.phrase.text, d.at, true
-	}
-	return "", -1, false
-}
-
 // deferral is a deferral found in a prompt.
 type deferral struct {
 	phrase *phrase // nil: none
@@ -427,6 +413,12 @@ type deferral struct {
 	label  int     // a label's: where what it defers starts (after the colon or dash); else -1
 }
 
+// findDeferral returns the first deferral in the first 16 KiB of prompt. A match counts only
+// when it defers: a phrase not ending in "…" ends its clause or is followed by one of
+// FollowWords; one of SaidAlone is its clause, which ends a sentence, or opens one and ends with
+// a colon or a dash (a label); one of WaitPhrases ends its clause or says until when; a return
+// phrase points back or says when, and its clause holds none of NowWords. At a given word the
+// longest phrase is tried first.
 func findDeferral(prompt string) deferral {
 	s := head(prompt, maxPhrases)
 	var buf [64]span
@@ -638,14 +630,9 @@ func joins(r rune) bool {
 	return false
 }
 
-// Question returns the question that Claude's message ends with: the last sentence of its last
-// non-empty line, when that line ends with '?' (closing markup such as ** or a quote ignored).
-func Question(assistant string) (string, bool) {
-	q, _, ok := question(assistant)
-	return q, ok
-}
-
-// question returns Question's question and the options listed right above it: the list items
+// question returns the question that Claude's message ends with — the last sentence of its last
+// non-empty line, when that line ends with '?' (closing markup such as ** or a quote ignored) —
+// and the options listed right above it: the list items
 // ("- …", "* …", "1. …", "b) …", "Option …") that end just before the question's line, blank
 // lines aside, at most maxOptions of them.
 func question(assistant string) (q, options string, ok bool) {
@@ -716,16 +703,13 @@ func isListItem(line string) bool {
 	return i > 0 && i < len(line) && (line[i] == '.' || line[i] == ')') && (i+1 == len(line) || line[i+1] == ' ')
 }
 
-// IsAnswer reports whether prompt answers (or follows up on) question, by fixed rules: it has at
+// isAnswer reports whether prompt answers (or follows up on) question, by fixed rules: it has at
 // most three words; or its first word is one of ReplyWords (also after one of LeadWords); or it
 // starts with an option or a number ("a)", "(b)", "2.", "#3", "c", "2"), or names one among its
 // first five words ("option b", "choice 2"); or it quotes the
 // question — shares a run of three words with it, or one of its first three words, four letters
 // or more and not one of CommonWords, is a word of the question. question may be "" to apply
-// only the rules that do not need it.
-func IsAnswer(prompt, question string) bool { return isAnswer(prompt, question, "") }
-
-// isAnswer is IsAnswer, where a prompt may also quote the options listed above the question.
+// only the rules that do not need it. A prompt may also quote options, the list above the question.
 func isAnswer(prompt, question, options string) bool {
 	first := firstWords(prompt, 6)
 	if len(first) <= 3 {
@@ -874,41 +858,41 @@ func wordsOf(s string) []string {
 	})
 }
 
-// Prompt is a prompt read by the rules that need only the prompt.
-type Prompt struct {
+// parsedPrompt is a prompt read by the rules that need only the prompt.
+type parsedPrompt struct {
 	text   string   // trimmed
 	found  deferral // the deferral found in text, if any
-	answer bool     // plainly an answer whatever Claude asked (IsAnswer without the question)
+	answer bool     // plainly an answer whatever Claude asked (isAnswer without the question)
 	skip   bool     // never parked: empty, a slash command ("/…"), shell input ("!…") or a memory note ("#…")
 }
 
-// Read applies the rules that look at the prompt alone.
-func Read(prompt string) Prompt {
-	p := Prompt{text: strings.TrimSpace(prompt)}
+// readPrompt applies the rules that look at the prompt alone.
+func readPrompt(prompt string) parsedPrompt {
+	p := parsedPrompt{text: strings.TrimSpace(prompt)}
 	if p.text == "" || strings.ContainsRune("/!#", rune(p.text[0])) {
 		p.skip = true
 		return p
 	}
 	p.found = findDeferral(p.text)
-	p.answer = !p.Deferral() && IsAnswer(p.text, "")
+	p.answer = !p.deferral() && isAnswer(p.text, "", "")
 	return p
 }
 
-// Deferral reports whether the prompt defers something (rule a): it parks whatever Claude said.
-func (p Prompt) Deferral() bool { return p.found.phrase != nil }
+// deferral reports whether the prompt defers something (rule a): it parks whatever Claude said.
+func (p parsedPrompt) deferral() bool { return p.found.phrase != nil }
 
-// MayPark reports whether the prompt can park anything: a deferral, or a prompt that is not
+// mayPark reports whether the prompt can park anything: a deferral, or a prompt that is not
 // plainly an answer and so may leave Claude's question open. When it is false, nothing is read.
-func (p Prompt) MayPark() bool { return !p.skip && (p.Deferral() || !p.answer) }
+func (p parsedPrompt) mayPark() bool { return !p.skip && (p.deferral() || !p.answer) }
 
-// Decide takes the text of Claude's last message ("" when unknown) and returns the bullet to
+// decide takes the text of Claude's last message ("" when unknown) and returns the bullet to
 // park, without a slug; ok is false when nothing is to be parked. Copied text is redacted before
 // it is shortened.
-func (p Prompt) Decide(assistant string) (b parking.Bullet, ok bool) {
-	if !p.MayPark() {
+func (p parsedPrompt) decide(assistant string) (b parking.Bullet, ok bool) {
+	if !p.mayPark() {
 		return parking.Bullet{}, false
 	}
-	if p.Deferral() {
+	if p.deferral() {
 		return deferred(p.text, assistant, p.found)
 	}
 	q, options, asked := question(assistant)
@@ -1068,18 +1052,18 @@ type Outcome struct {
 // the legacy files too, is the guard's last word (with 10 or more open nothing is parked and
 // Claude is told to show the list: docs/PARKING.md, Ages, stale, expiry, the guard).
 func Run(prompt string, store func() Store, lastReply func() string) (Outcome, error) {
-	p := Read(prompt)
-	if !p.MayPark() {
+	p := readPrompt(prompt)
+	if !p.mayPark() {
 		return Outcome{}, nil
 	}
 	s := store()
 	fresh := -1
-	if p.Deferral() {
+	if p.deferral() {
 		if fresh = s.FreshBullets(); fresh >= parking.MaxOpen {
 			return Outcome{Refused: fresh, Foreign: !s.AnyParkedHere()}, nil
 		}
 	}
-	b, ok := p.Decide(lastReply())
+	b, ok := p.decide(lastReply())
 	if !ok {
 		return Outcome{}, nil
 	}

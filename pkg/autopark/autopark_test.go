@@ -12,7 +12,9 @@ import (
 )
 
 // decide is what the hook does with a prompt and Claude's last message.
-func decide(prompt, assistant string) (parking.Bullet, bool) { return Read(prompt).Decide(assistant) }
+func decide(prompt, assistant string) (parking.Bullet, bool) {
+	return readPrompt(prompt).decide(assistant)
+}
 
 const askDB = "I added the migration and the tests pass.\n\nShould I use Postgres or SQLite for the cache?"
 
@@ -87,11 +89,11 @@ func TestDecideDeferral(t *testing.T) {
 	}
 	// Word boundaries: no phrase inside other words.
 	for _, p := range []string{"the sparkit library breaks", "it is for laterals", "don't spark this", "comfortable"} {
-		if _, _, ok := FindDeferral(p); ok {
-			t.Errorf("FindDeferral(%q) matched", p)
+		if _, _, ok := phraseAt(p); ok {
+			t.Errorf("phraseAt(%q) matched", p)
 		}
 	}
-	if ph, _, ok := FindDeferral("x. Put a PIN in it"); !ok || ph != "put a pin in …" {
+	if ph, _, ok := phraseAt("x. Put a PIN in it"); !ok || ph != "put a pin in …" {
 		t.Fatal(ph)
 	}
 }
@@ -180,12 +182,12 @@ func TestFindDeferralRules(t *testing.T) {
 		// The first deferral that defers, wherever the phrases that do not are.
 		{"Cache it for later calls. Also, park this.", "park this"},
 	} {
-		ph, at, ok := FindDeferral(tc.prompt)
+		ph, at, ok := phraseAt(tc.prompt)
 		if ph != tc.phrase || ok != (tc.phrase != "") {
-			t.Errorf("FindDeferral(%q) = %q, want %q", tc.prompt, ph, tc.phrase)
+			t.Errorf("phraseAt(%q) = %q, want %q", tc.prompt, ph, tc.phrase)
 		}
 		if ok && tc.phrase != "" && !strings.HasPrefix(strings.ToLower(tc.prompt[at:]), strings.Fields(tc.phrase)[0][:3]) {
-			t.Errorf("FindDeferral(%q): offset %d is not the phrase's", tc.prompt, at)
+			t.Errorf("phraseAt(%q): offset %d is not the phrase's", tc.prompt, at)
 		}
 	}
 }
@@ -316,10 +318,19 @@ func FuzzDecide(f *testing.F) {
 		f.Add(s, askDB)
 	}
 	f.Fuzz(func(t *testing.T, prompt, assistant string) {
-		if _, at, ok := FindDeferral(prompt); ok && (at < 0 || at >= len(prompt)) {
+		if _, at, ok := phraseAt(prompt); ok && (at < 0 || at >= len(prompt)) {
 			t.Fatalf("offset %d in %d bytes", at, len(prompt))
 		}
-		Read(prompt).Decide(assistant)
-		Read(assistant).Decide(prompt)
+		readPrompt(prompt).decide(assistant)
+		readPrompt(assistant).decide(prompt)
 	})
+}
+
+// phraseAt returns findDeferral's phrase as listed and the byte offset in prompt of its first
+// word.
+func phraseAt(prompt string) (phrase string, at int, ok bool) {
+	if d := findDeferral(prompt); d.phrase != nil {
+		return d.phrase.text, d.at, true
+	}
+	return "", -1, false
 }

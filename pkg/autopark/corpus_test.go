@@ -106,7 +106,7 @@ func readCorpus(t *testing.T) []corpusCase {
 
 // outcome is what the hook would park for the case.
 func outcome(prompt, assistant string) string {
-	b, ok := Read(prompt).Decide(assistant)
+	b, ok := readPrompt(prompt).decide(assistant)
 	switch {
 	case !ok:
 		return outNone
