@@ -6,7 +6,7 @@
 //   - the one-line notices of automatic parking (Parked, Refused);
 //   - the broadcasts other sessions sent (Deliveries).
 //
-// Everything goes under a hard budget (Budget, MaxContext): parts go in priority order, a part
+// Everything goes under a hard budget (budget, MaxContext): parts go in priority order, a part
 // that does not fit is cut at a line boundary, and every cut is announced with a line naming
 // where the rest is ("… 12 more lines: see MEMORY.md"), never silently truncated. Every name
 // taken from the project — a file, a run, a branch, a title — goes through plain.Name, so that
@@ -23,9 +23,9 @@ import (
 // cairn stays under it with a margin and announces its own cuts instead.
 const MaxContext = 9500
 
-// Budget holds parts in priority order until Max characters (counted as Claude Code counts them,
+// budget holds parts in priority order until Max characters (counted as Claude Code counts them,
 // in UTF-16 units) are used.
-type Budget struct {
+type budget struct {
 	Max  int
 	b    strings.Builder
 	used int
@@ -33,8 +33,8 @@ type Budget struct {
 	full bool
 }
 
-// Len is Claude Code's length of s: UTF-16 code units.
-func Len(s string) int {
+// utf16Len is Claude Code's length of s: UTF-16 code units.
+func utf16Len(s string) int {
 	n := 0
 	for _, r := range s {
 		if r > 0xFFFF {
@@ -49,14 +49,14 @@ func Len(s string) int {
 // Add appends text (a whole part, lines separated by '\n'); source names where the rest can be
 // read when the part is cut ("" means the part is dropped whole rather than cut). It reports
 // whether the part went in whole.
-func (b *Budget) Add(text, source string) bool {
+func (b *budget) Add(text, source string) bool {
 	if text == "" {
 		return true
 	}
 	if !strings.HasSuffix(text, "\n") {
 		text += "\n"
 	}
-	if !b.full && b.used+Len(text)+b.reserve(0) <= b.Max {
+	if !b.full && b.used+utf16Len(text)+b.reserve(0) <= b.Max {
 		b.write(text)
 		return true
 	}
@@ -68,7 +68,7 @@ func (b *Budget) Add(text, source string) bool {
 		// later one, allows.
 		for _, l := range lines {
 			l = strings.TrimSuffix(l, "\n") + "\n"
-			if b.used+Len(l)+b.reserve(1)+noticeLen(total-kept-1, source) > b.Max {
+			if b.used+utf16Len(l)+b.reserve(1)+noticeLen(total-kept-1, source) > b.Max {
 				break
 			}
 			b.write(l)
@@ -83,16 +83,16 @@ func (b *Budget) Add(text, source string) bool {
 	return false
 }
 
-func (b *Budget) write(s string) {
+func (b *budget) write(s string) {
 	b.b.WriteString(s)
-	b.used += Len(s)
+	b.used += utf16Len(s)
 }
 
 // reserve is the room the notices already owed need, plus extra more of them at worst size.
-func (b *Budget) reserve(extra int) int {
+func (b *budget) reserve(extra int) int {
 	n := 0
 	for _, c := range b.cuts {
-		n += Len(c)
+		n += utf16Len(c)
 	}
 	return n + extra*80
 }
@@ -104,15 +104,15 @@ func notice(n int, source string) string {
 	return fmt.Sprintf("… %d more lines: see %s\n", n, source)
 }
 
-func noticeLen(n int, source string) int { return Len(notice(n+1, source)) }
+func noticeLen(n int, source string) int { return utf16Len(notice(n+1, source)) }
 
 // String returns the assembled text with the cut notices last.
-func (b *Budget) String() string {
+func (b *budget) String() string {
 	if len(b.cuts) == 0 {
 		return b.b.String()
 	}
 	s := b.b.String() + strings.Join(b.cuts, "")
-	for Len(s) > b.Max && len(s) > 0 {
+	for utf16Len(s) > b.Max && len(s) > 0 {
 		// Only reachable with a budget smaller than the notices themselves.
 		r := []rune(s)
 		s = string(r[:len(r)-1])

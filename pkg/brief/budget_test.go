@@ -7,7 +7,7 @@ import (
 )
 
 func TestBudgetFits(t *testing.T) {
-	b := Budget{Max: 100}
+	b := budget{Max: 100}
 	b.Add("head\n", "")
 	b.Add("body", "f.md")
 	if got := b.String(); got != "head\nbody\n" {
@@ -21,13 +21,13 @@ func TestBudgetCutsAtLinesAndSaysSo(t *testing.T) {
 		fmt.Fprintf(&body, "line %02d\n", i)
 	}
 	for _, max := range []int{200, 500, 799, 9500} {
-		b := Budget{Max: max}
+		b := budget{Max: max}
 		b.Add("read these:\n", "")
 		whole := b.Add(body.String(), "MEMORY.md")
 		b.Add("later part\n", "later.md")
 		got := b.String()
-		if Len(got) > max {
-			t.Fatalf("max %d: %d characters", max, Len(got))
+		if utf16Len(got) > max {
+			t.Fatalf("max %d: %d characters", max, utf16Len(got))
 		}
 		if max >= 9500 {
 			if !whole || strings.Contains(got, "more lines") {
@@ -50,7 +50,7 @@ func TestBudgetCutsAtLinesAndSaysSo(t *testing.T) {
 }
 
 func TestLenCountsUTF16(t *testing.T) {
-	if Len("a€😀") != 4 {
-		t.Fatal(Len("a€😀"))
+	if utf16Len("a€😀") != 4 {
+		t.Fatal(utf16Len("a€😀"))
 	}
 }

@@ -25,30 +25,30 @@ func Deliveries(msgs []registry.Message, more bool, budget int, now time.Time) (
 	var b strings.Builder
 	used := 0
 	for i, m := range msgs {
-		line := "- " + DeliveryLine(m, now) + "\n"
+		line := "- " + deliveryLine(m, now) + "\n"
 		header := 0
 		if i == 0 {
-			header = Len(deliveryHeader)
+			header = utf16Len(deliveryHeader)
 		}
 		rest := len(msgs) - i - 1
 		reserve := 0
 		if rest > 0 || more {
-			reserve = Len(moreLine(rest, more))
+			reserve = utf16Len(moreLine(rest, more))
 		}
-		if used+header+Len(line)+reserve > budget {
+		if used+header+utf16Len(line)+reserve > budget {
 			break
 		}
 		if i == 0 {
 			b.WriteString(deliveryHeader)
 		}
 		b.WriteString(line)
-		used += header + Len(line)
+		used += header + utf16Len(line)
 		shown++
 	}
 	held := len(msgs) - shown
 	if held > 0 || more {
 		notice := moreLine(held, more)
-		if used+Len(notice) > budget {
+		if used+utf16Len(notice) > budget {
 			return "", 0 // not even the notice fits: deliver nothing, keep everything
 		}
 		b.WriteString(notice)
@@ -68,8 +68,8 @@ func moreLine(n int, beyond bool) string {
 	return fmt.Sprintf("… %d more: run cairn session inbox\n", n)
 }
 
-// DeliveryLine is one message as Claude and `cairn session inbox` show it: "[sender, when] text".
-func DeliveryLine(m registry.Message, now time.Time) string {
+// deliveryLine is one message as Claude and `cairn session inbox` show it: "[sender, when] text".
+func deliveryLine(m registry.Message, now time.Time) string {
 	return fmt.Sprintf("[%s, %s] %s", registry.ShortID(plain.Line(m.From, 0)), Ago(now, m.Time), plain.Line(m.Msg, 0))
 }
 

@@ -53,8 +53,8 @@ func TestDeliveriesBudget(t *testing.T) {
 	now := t0.Add(time.Minute)
 	got := map[string]int{}
 	first := deliver(t, r, "b", now, budget)
-	if Len(first) > budget {
-		t.Fatalf("%d characters over a budget of %d", Len(first), budget)
+	if utf16Len(first) > budget {
+		t.Fatalf("%d characters over a budget of %d", utf16Len(first), budget)
 	}
 	lines := strings.Split(first, "\n")
 	if last := lines[len(lines)-1]; last != fmt.Sprintf("… %d more: run cairn session inbox", n-(len(lines)-2)) {

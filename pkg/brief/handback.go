@@ -14,8 +14,8 @@ import (
 // summary what summaries tend to lose; at startup and after /clear, the last session's key facts
 // and the pointer to its whole hand-off.
 const (
-	MaxAfterCompaction = 1500
-	MaxPointer         = 1000
+	maxAfterCompaction = 1500
+	maxPointer         = 1000
 )
 
 // Bounds inside the budget, so that a long file list leaves room for the tasks.
@@ -44,22 +44,22 @@ type Compacted struct {
 	Parked     int      // open parked items: a count, never their text (never surfaced unasked)
 }
 
-// AfterCompaction is the hand-back after a compaction, at most MaxAfterCompaction characters, in
+// AfterCompaction is the hand-back after a compaction, at most maxAfterCompaction characters, in
 // the order summaries lose things most: the branch, the last error and the commands with their
 // exit status, the last commit, the exact paths edited, Claude's open question and next step,
 // the user's last requests in their words, the open tasks with their ids, the number of parked
 // items and the command that lists them, and the checkpoint that holds the rest, with the command
-// that loads it. Every value is quoted (Quoted), so none can forge a line of cairn's.
+// that loads it. Every value is quoted (quoted), so none can forge a line of cairn's.
 func AfterCompaction(c Compacted) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "cairn hand-back after this compaction: the details a summary tends to lose. The whole record is the checkpoint %s (`/context-restore %s` loads it).\n", Quoted(c.Checkpoint, 200), plain.Name(restoreName(c.Checkpoint)))
+	fmt.Fprintf(&b, "cairn hand-back after this compaction: the details a summary tends to lose. The whole record is the checkpoint %s (`/context-restore %s` loads it).\n", quoted(c.Checkpoint, 200), plain.Name(restoreName(c.Checkpoint)))
 	if c.Branch != "" {
-		fmt.Fprintf(&b, "Branch: %s.\n", Quoted(c.Branch, 100))
+		fmt.Fprintf(&b, "Branch: %s.\n", quoted(c.Branch, 100))
 	}
 	if c.Parked > 0 {
 		fmt.Fprintf(&b, "Parked items: %d open, not shown here; `/session resume` lists them.\n", c.Parked)
 	}
-	out := Budget{Max: MaxAfterCompaction}
+	out := budget{Max: maxAfterCompaction}
 	out.Add(b.String(), "")
 	if len(c.Lost) > 0 {
 		// Claude Code's summary is known (a hand-back at a resume after the compaction): what
@@ -68,7 +68,7 @@ func AfterCompaction(c Compacted) string {
 		l.WriteString("Not in Claude Code's summary of this compaction (cairn's record holds them):\n")
 		for _, x := range c.Lost {
 			kind, v, _ := strings.Cut(x, ": ")
-			fmt.Fprintf(&l, "- %s: %s\n", plain.Line(kind, 20), Quoted(v, maxFactRunes))
+			fmt.Fprintf(&l, "- %s: %s\n", plain.Line(kind, 20), quoted(v, maxFactRunes))
 		}
 		out.Add(l.String(), plain.Name(c.Checkpoint))
 	}
@@ -84,7 +84,7 @@ func AfterCompaction(c Compacted) string {
 				fmt.Fprintf(&f, "… %d more: see the checkpoint's files_modified\n", len(c.Files)-i)
 				break
 			}
-			f.WriteString("- " + Quoted(p, 300) + "\n")
+			f.WriteString("- " + quoted(p, 300) + "\n")
 		}
 		out.Add(f.String(), plain.Name(c.Checkpoint))
 	}
@@ -109,7 +109,7 @@ func AfterCompaction(c Compacted) string {
 func commandLines(r checkpoint.Record, max int) string {
 	var b strings.Builder
 	if r.LastError != "" {
-		fmt.Fprintf(&b, "Last error a command printed: %s\n", Quoted(r.LastError, maxFactRunes))
+		fmt.Fprintf(&b, "Last error a command printed: %s\n", quoted(r.LastError, maxFactRunes))
 	}
 	if len(r.Commands) > 0 {
 		b.WriteString("Commands run, most recent first (exit status):\n")
@@ -118,15 +118,15 @@ func commandLines(r checkpoint.Record, max int) string {
 				fmt.Fprintf(&b, "… %d more: see the checkpoint's Notes\n", len(r.Commands)-i+r.More)
 				break
 			}
-			fmt.Fprintf(&b, "- %s: %s", plain.Line(cmd.Status, 20), Quoted(cmd.Line, maxFactRunes))
+			fmt.Fprintf(&b, "- %s: %s", plain.Line(cmd.Status, 20), quoted(cmd.Line, maxFactRunes))
 			if cmd.Output != "" && cmd.Output != r.LastError {
-				fmt.Fprintf(&b, " → %s", Quoted(cmd.Output, maxFactRunes))
+				fmt.Fprintf(&b, " → %s", quoted(cmd.Output, maxFactRunes))
 			}
 			b.WriteString("\n")
 		}
 	}
 	if r.LastCommit != "" {
-		fmt.Fprintf(&b, "Last commit: %s\n", Quoted(r.LastCommit, maxFactRunes))
+		fmt.Fprintf(&b, "Last commit: %s\n", quoted(r.LastCommit, maxFactRunes))
 	}
 	return b.String()
 }
@@ -136,18 +136,18 @@ func commandLines(r checkpoint.Record, max int) string {
 func openLines(r checkpoint.Record) string {
 	var b strings.Builder
 	for _, d := range r.Decisions {
-		fmt.Fprintf(&b, "Decision stated in the session: %s\n", Quoted(d, maxFactRunes))
+		fmt.Fprintf(&b, "Decision stated in the session: %s\n", quoted(d, maxFactRunes))
 	}
 	if r.Question != "" {
-		fmt.Fprintf(&b, "Claude's last message asked: %s\n", Quoted(r.Question, maxFactRunes))
+		fmt.Fprintf(&b, "Claude's last message asked: %s\n", quoted(r.Question, maxFactRunes))
 	}
 	if r.NextStep != "" {
-		fmt.Fprintf(&b, "Claude's stated next step: %s\n", Quoted(r.NextStep, maxFactRunes))
+		fmt.Fprintf(&b, "Claude's stated next step: %s\n", quoted(r.NextStep, maxFactRunes))
 	}
 	if len(r.Requests) > 0 {
 		b.WriteString("The user's last requests, most recent first, in their words:\n")
 		for _, q := range r.Requests {
-			b.WriteString("- " + Quoted(q, maxFactRunes) + "\n")
+			b.WriteString("- " + quoted(q, maxFactRunes) + "\n")
 		}
 	}
 	return b.String()
@@ -165,7 +165,7 @@ type Pointer struct {
 	Tasks      []string // its open tasks as the hand-off lists them
 }
 
-// HandoffPointer is the last session's hand-off for the next one, at most MaxPointer characters:
+// HandoffPointer is the last session's hand-off for the next one, at most maxPointer characters:
 // when that session ended and what it was working on, the command that loads the whole
 // hand-off, then its key facts, most needed first — what it was started for, the files it
 // edited, its last error and commands with their exit status, its last commit, Claude's open
@@ -174,7 +174,7 @@ type Pointer struct {
 func HandoffPointer(p Pointer, now time.Time) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "cairn: the last session on branch %s ended %s (%s) and left a hand-off checkpoint; `/context-restore %s` loads it whole.",
-		Quoted(p.Branch, 80), Ago(now, p.Ended), p.Ended.UTC().Format("2006-01-02 15:04 UTC"), plain.Name(plain.Line(restoreName(p.Checkpoint), 100)))
+		quoted(p.Branch, 80), Ago(now, p.Ended), p.Ended.UTC().Format("2006-01-02 15:04 UTC"), plain.Name(plain.Line(restoreName(p.Checkpoint), 100)))
 	doing := plain.Line(p.Doing, 0)
 	r := p.Record
 	said := func(v string) bool { // already in the pointer: the working-on line is the last request
@@ -183,7 +183,7 @@ func HandoffPointer(p Pointer, now time.Time) string {
 	}
 	var facts strings.Builder
 	fact := func(label, v string, max int) {
-		fmt.Fprintf(&facts, "- %s: %s\n", label, Quoted(v, max))
+		fmt.Fprintf(&facts, "- %s: %s\n", label, quoted(v, max))
 	}
 	if doing != "" {
 		fact("working on", p.Doing, maxDoingRunes)
@@ -198,7 +198,7 @@ func HandoffPointer(p Pointer, now time.Time) string {
 				names = append(names, fmt.Sprintf("… %d more", len(p.Files)-i))
 				break
 			}
-			names = append(names, Quoted(f, 200))
+			names = append(names, quoted(f, 200))
 		}
 		fmt.Fprintf(&facts, "- files edited, latest first: %s\n", strings.Join(names, ", "))
 	}
@@ -213,7 +213,7 @@ func HandoffPointer(p Pointer, now time.Time) string {
 	}
 	cmds := pointerCommands(r)
 	for _, c := range cmds {
-		fmt.Fprintf(&facts, "- ran (%s): %s\n", plain.Line(c.Status, 20), Quoted(c.Line, maxPointerRunes))
+		fmt.Fprintf(&facts, "- ran (%s): %s\n", plain.Line(c.Status, 20), quoted(c.Line, maxPointerRunes))
 	}
 	for i, d := range r.Decisions {
 		if i == maxPointerDecisions {
@@ -237,7 +237,7 @@ func HandoffPointer(p Pointer, now time.Time) string {
 	if facts.Len() > 0 {
 		b.WriteString(" What it recorded:")
 	}
-	out := Budget{Max: MaxPointer}
+	out := budget{Max: maxPointer}
 	out.Add(b.String()+"\n", "")
 	out.Add(facts.String(), "the hand-off")
 	return out.String()

@@ -9,7 +9,7 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
 )
 
-// The hand-back after a compaction stays within MaxAfterCompaction however much was recorded,
+// The hand-back after a compaction stays within maxAfterCompaction however much was recorded,
 // says what it left out, and keeps its head (the checkpoint and the parked count) whatever else
 // is cut.
 func TestAfterCompactionBudget(t *testing.T) {
@@ -21,8 +21,8 @@ func TestAfterCompactionBudget(t *testing.T) {
 		c.Tasks = append(c.Tasks, fmt.Sprintf("- [pending] #%d %s", i, strings.Repeat("refactor the session store ", 8)))
 	}
 	out := AfterCompaction(c)
-	if n := Len(out); n > MaxAfterCompaction {
-		t.Fatalf("%d characters, over %d:\n%s", n, MaxAfterCompaction, out)
+	if n := utf16Len(out); n > maxAfterCompaction {
+		t.Fatalf("%d characters, over %d:\n%s", n, maxAfterCompaction, out)
 	}
 	for _, want := range []string{"20261201-101500-before-auto-compaction", "Parked items: 4 open", "very_long_file_name_00.go"} {
 		if !strings.Contains(out, want) {
@@ -39,7 +39,7 @@ func TestAfterCompactionBudget(t *testing.T) {
 	}
 }
 
-// The pointer stays within MaxPointer with the longest branch, line and name a repository can
+// The pointer stays within maxPointer with the longest branch, line and name a repository can
 // give, and keeps the command that loads the hand-off.
 func TestHandoffPointerBudget(t *testing.T) {
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
@@ -50,8 +50,8 @@ func TestHandoffPointerBudget(t *testing.T) {
 		Doing:      strings.Repeat("rewriting the session registry so that ", 20),
 	}
 	out := HandoffPointer(p, now)
-	if n := Len(out); n > MaxPointer || n == 0 {
-		t.Fatalf("%d characters (want 1 to %d):\n%s", n, MaxPointer, out)
+	if n := utf16Len(out); n > maxPointer || n == 0 {
+		t.Fatalf("%d characters (want 1 to %d):\n%s", n, maxPointer, out)
 	}
 	if !strings.Contains(out, "/context-restore ") || strings.Count(out, "\n") != 2 || strings.Contains(out, "\nIMPORTANT") {
 		t.Errorf("the pointer:\n%s", out)
@@ -103,12 +103,12 @@ func TestAfterCompactionRecord(t *testing.T) {
 	for range 30 {
 		c.Files = append(c.Files, "src/"+long+".go")
 	}
-	if out := AfterCompaction(c); Len(out) > MaxAfterCompaction || !strings.Contains(out, "more") {
-		t.Errorf("%d characters, over %d or no cut announced:\n%s", Len(out), MaxAfterCompaction, out)
+	if out := AfterCompaction(c); utf16Len(out) > maxAfterCompaction || !strings.Contains(out, "more") {
+		t.Errorf("%d characters, over %d or no cut announced:\n%s", utf16Len(out), maxAfterCompaction, out)
 	}
 }
 
-// At startup the pointer carries the last session's key facts inline, within MaxPointer, and the
+// At startup the pointer carries the last session's key facts inline, within maxPointer, and the
 // command that loads the hand-off comes before them.
 func TestHandoffPointerFacts(t *testing.T) {
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
@@ -144,8 +144,8 @@ func TestHandoffPointerFacts(t *testing.T) {
 		p.Files = append(p.Files, strings.Repeat("deep/", 40)+"f.go")
 	}
 	p.Record.Question = strings.Repeat("why? ", 100)
-	if out := HandoffPointer(p, now); Len(out) > MaxPointer || !strings.Contains(out, "/context-restore") {
-		t.Errorf("%d characters, over %d:\n%s", Len(out), MaxPointer, out)
+	if out := HandoffPointer(p, now); utf16Len(out) > maxPointer || !strings.Contains(out, "/context-restore") {
+		t.Errorf("%d characters, over %d:\n%s", utf16Len(out), maxPointer, out)
 	}
 }
 
