@@ -67,32 +67,24 @@ func String(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-// Time appends t as json.Marshal writes a time.Time: RFC 3339 with nanoseconds when it has any.
-func Time(dst []byte, t time.Time) []byte {
+// appendTime appends t as json.Marshal writes a time.Time: RFC 3339 with nanoseconds when it has any.
+func appendTime(dst []byte, t time.Time) []byte {
 	dst = append(dst, '"')
 	dst = t.AppendFormat(dst, time.RFC3339Nano)
 	return append(dst, '"')
 }
 
-// Int appends n.
-func Int(dst []byte, n int64) []byte { return strconv.AppendInt(dst, n, 10) }
+// appendInt appends n.
+func appendInt(dst []byte, n int64) []byte { return strconv.AppendInt(dst, n, 10) }
 
-// Object builds one JSON object, fields in the order they are added, on one line or indented as
-// json.MarshalIndent(v, prefix, indent) would lay it out at the given depth.
+// Object builds one JSON object on one line, fields in the order they are added.
 type Object struct {
-	B      []byte
-	indent string // "" for one line
-	depth  int
-	n      int
+	B []byte
+	n int
 }
 
 // Open starts an object on one line.
 func Open(dst []byte) *Object { return &Object{B: append(dst, '{')} }
-
-// OpenIndent starts an object laid out by indent, as the value of a field at depth (0 at the top).
-func OpenIndent(dst []byte, indent string, depth int) *Object {
-	return &Object{B: append(dst, '{'), indent: indent, depth: depth}
-}
 
 // Key starts a field and returns the buffer to append its value to; the caller stores the result
 // back in o.B.
@@ -101,13 +93,8 @@ func (o *Object) Key(k string) []byte {
 		o.B = append(o.B, ',')
 	}
 	o.n++
-	o.newline(o.depth + 1)
 	o.B = String(o.B, k)
-	o.B = append(o.B, ':')
-	if o.indent != "" {
-		o.B = append(o.B, ' ')
-	}
-	return o.B
+	return append(o.B, ':')
 }
 
 // Str adds a string field.
@@ -121,25 +108,10 @@ func (o *Object) StrOmitEmpty(k, v string) {
 }
 
 // Time adds a time field.
-func (o *Object) Time(k string, t time.Time) { o.B = Time(o.Key(k), t) }
+func (o *Object) Time(k string, t time.Time) { o.B = appendTime(o.Key(k), t) }
 
 // Int adds an integer field.
-func (o *Object) Int(k string, n int64) { o.B = Int(o.Key(k), n) }
+func (o *Object) Int(k string, n int64) { o.B = appendInt(o.Key(k), n) }
 
 // Close ends the object and returns the buffer.
-func (o *Object) Close() []byte {
-	if o.n > 0 {
-		o.newline(o.depth)
-	}
-	return append(o.B, '}')
-}
-
-func (o *Object) newline(depth int) {
-	if o.indent == "" {
-		return
-	}
-	o.B = append(o.B, '\n')
-	for range depth {
-		o.B = append(o.B, o.indent...)
-	}
-}
+func (o *Object) Close() []byte { return append(o.B, '}') }
