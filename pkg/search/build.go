@@ -130,7 +130,7 @@ func cut(s string, n int) string {
 func (b *builder) addDoc(d *doc, file uint32) {
 	var dl uint32
 	limit := maxLogTerms
-	if d.kind.IsCheckpoint() || d.kind == Parked {
+	if d.kind.isCheckpoint() || d.kind == Parked {
 		limit = maxTerms
 	}
 	b.addText(d.title, 1, &dl, limit)

@@ -26,8 +26,8 @@ func seedSegments(t testing.TB) (base, delta []byte) {
 	p.checkpoint(checkpoint.Entry{Title: "Second", Branch: "dev", Time: at(-1), Sections: checkpoint.Sections{Summary: "parser again"}}, "handoff")
 	ix.Sync(context.Background())
 	ix.Close()
-	base, _ = os.ReadFile(filepath.Join(ix.Dir(), baseName))
-	delta, _ = os.ReadFile(filepath.Join(ix.Dir(), deltaName))
+	base, _ = os.ReadFile(filepath.Join(ix.dir, baseName))
+	delta, _ = os.ReadFile(filepath.Join(ix.dir, deltaName))
 	if len(base) == 0 || len(delta) == 0 {
 		t.Fatal("no seed segments")
 	}

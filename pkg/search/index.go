@@ -97,9 +97,6 @@ func Open(cfg Config) *Index {
 	return ix
 }
 
-// Dir is the index directory.
-func (ix *Index) Dir() string { return ix.dir }
-
 // Close releases the index's files.
 func (ix *Index) Close() error {
 	ix.mu.Lock()
@@ -588,6 +585,3 @@ func memSegment(bd *builder, baseID uint64) (*segment, error) {
 type writeBuffer []byte
 
 func (b *writeBuffer) Write(p []byte) (int, error) { *b = append(*b, p...); return len(p), nil }
-
-// Show returns the whole item id names, read from its file (see Show).
-func (ix *Index) Show(id string) (Item, error) { return ix.c.show(id) }

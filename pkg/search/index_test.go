@@ -124,7 +124,7 @@ func TestIncrementalUpdate(t *testing.T) {
 	if st := mustSync(t, ix); st != (SyncStats{}) {
 		t.Fatalf("nothing changed: %+v", st)
 	}
-	base, _ := os.Stat(filepath.Join(ix.Dir(), baseName))
+	base, _ := os.Stat(filepath.Join(ix.dir, baseName))
 
 	second := saved(p, -1, "second", "alpha delta")
 	if st := mustSync(t, ix); st.Rebuilt || st.Changed != 1 || st.Docs != 1 {
@@ -163,11 +163,11 @@ func TestIncrementalUpdate(t *testing.T) {
 	if got := ids(t, ix, "alpha", Options{}); len(got) != 1 || got[0] != second {
 		t.Fatalf("after removal: %v", got)
 	}
-	after, _ := os.Stat(filepath.Join(ix.Dir(), baseName))
+	after, _ := os.Stat(filepath.Join(ix.dir, baseName))
 	if !after.ModTime().Equal(base.ModTime()) || after.Size() != base.Size() {
 		t.Fatal("the base was rewritten")
 	}
-	if _, err := os.Stat(filepath.Join(ix.Dir(), deltaName)); err != nil {
+	if _, err := os.Stat(filepath.Join(ix.dir, deltaName)); err != nil {
 		t.Fatal("no delta:", err)
 	}
 	// Another process opening the same index sees the same.
@@ -187,7 +187,7 @@ func TestIncrementalUpdate(t *testing.T) {
 	if st := mustSync(t, ix); !st.Rebuilt {
 		t.Fatalf("bulk: %+v", st)
 	}
-	if _, err := os.Stat(filepath.Join(ix.Dir(), deltaName)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(ix.dir, deltaName)); !os.IsNotExist(err) {
 		t.Fatal("delta kept after a rebuild")
 	}
 	if got := ids(t, ix, "alpha", Options{}); len(got) != 1 {
@@ -247,7 +247,7 @@ func TestDamageRebuilds(t *testing.T) {
 		return ix
 	}
 	ix := build()
-	basePath := filepath.Join(ix.Dir(), baseName)
+	basePath := filepath.Join(ix.dir, baseName)
 	good, _ := os.ReadFile(basePath)
 	ix.Close()
 	seg, err := decodeSegment(good)

@@ -29,8 +29,8 @@ func (k Kind) String() string {
 	return fmt.Sprintf("kind(%d)", k)
 }
 
-// IsCheckpoint reports a kind of checkpoint: saved, auto or handoff.
-func (k Kind) IsCheckpoint() bool { return k == Saved || k == Auto || k == Handoff }
+// isCheckpoint reports a kind of checkpoint: saved, auto or handoff.
+func (k Kind) isCheckpoint() bool { return k == Saved || k == Auto || k == Handoff }
 
 // weight is each kind's prior: BM25 times it is an item's score. Checkpoints people saved and
 // hand-offs are what a search is most often after; an automatic checkpoint holds a compaction

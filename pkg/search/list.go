@@ -69,7 +69,7 @@ func (ix *Index) checkpoints() ([]Checkpoint, error) {
 					return nil, errDamaged
 				}
 				di := s.doc(fi.firstDoc)
-				if !di.kind.IsCheckpoint() {
+				if !di.kind.isCheckpoint() {
 					return nil, errDamaged
 				}
 				b, st := unpackBranch(s.str(di.branchOff, int(di.branchLen)))

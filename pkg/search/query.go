@@ -36,7 +36,7 @@ type Result struct {
 	Title   string
 	Branch  string
 	Time    time.Time // zero when unknown
-	Snippet string    // one line around the matches, each between MarkOpen and MarkClose
+	Snippet string    // one line around the matches, each between markOpen and markClose
 	Path    string    // the file, relative to the root, with '/'
 	Score   float64   // BM25 times the kind's weight; higher is better
 }
@@ -428,7 +428,7 @@ func (r *reader) close() {
 // file no longer holds the document where the index says it is.
 func (r *reader) read(rel string, di docInfo, title string) (text, id string, ok bool) {
 	switch {
-	case di.kind.IsCheckpoint():
+	case di.kind.isCheckpoint():
 		name := rel[strings.LastIndexByte(rel, '/')+1:]
 		data, err := safefile.ReadHead(r.c.root, r.c.abs(rel), checkpoint.MaxRead)
 		if err != nil {

@@ -10,8 +10,8 @@ import (
 // Marks around a match in a snippet: guillemets, which neither markdown nor a terminal gives a
 // meaning to, and which the text itself seldom holds (unlike ** or [ ]).
 const (
-	MarkOpen  = "«"
-	MarkClose = "»"
+	markOpen  = "«"
+	markClose = "»"
 )
 
 const (
@@ -20,7 +20,7 @@ const (
 )
 
 // snippet returns about snippetWords words of text around its densest cluster of matches of
-// terms, each match between MarkOpen and MarkClose, as one line, "…" where it was cut. Without
+// terms, each match between markOpen and markClose, as one line, "…" where it was cut. Without
 // a match in text (the item matched by its title) it is the text's start.
 func snippet(text string, terms []term) string {
 	type span struct{ a, b int }
@@ -95,7 +95,7 @@ func snippet(text string, terms []term) string {
 		}
 		a, e := max(m.a, from), min(m.b, to)
 		b.WriteString(text[pos:a])
-		b.WriteString(MarkOpen + text[a:e] + MarkClose)
+		b.WriteString(markOpen + text[a:e] + markClose)
 		pos = e
 	}
 	b.WriteString(text[pos:to])
@@ -103,8 +103,8 @@ func snippet(text string, terms []term) string {
 		b.WriteString(" …")
 	}
 	s := plain.Line(b.String(), maxSnippet)
-	if strings.Count(s, MarkOpen) > strings.Count(s, MarkClose) {
-		s += MarkClose // cut inside a match
+	if strings.Count(s, markOpen) > strings.Count(s, markClose) {
+		s += markClose // cut inside a match
 	}
 	return s
 }
