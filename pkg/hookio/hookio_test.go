@@ -24,7 +24,7 @@ func TestReadPayloadOneObjectWithoutEOF(t *testing.T) {
 
 func TestReadPayloadDeadline(t *testing.T) {
 	r, _ := io.Pipe() // nothing ever arrives
-	if _, err := ReadPayload(r, 50*time.Millisecond); !errors.Is(err, ErrNoInput) {
+	if _, err := ReadPayload(r, 50*time.Millisecond); !errors.Is(err, errNoInput) {
 		t.Fatal(err)
 	}
 }
@@ -35,7 +35,7 @@ func TestReadPayloadBad(t *testing.T) {
 			t.Errorf("%q accepted", in)
 		}
 	}
-	big := `{"p":"` + strings.Repeat("x", MaxPayload) + `"}`
+	big := `{"p":"` + strings.Repeat("x", maxPayload) + `"}`
 	if _, err := ReadPayload(strings.NewReader(big), time.Second); err == nil {
 		t.Error("oversized payload accepted")
 	}
@@ -105,7 +105,7 @@ func TestMainFailsOpen(t *testing.T) {
 			t.Errorf("%s: code %d stdout %q stderr %q", name, code, out.String(), errb.String())
 		}
 	}
-	if _, err := os.Stat(dir + "/.claude/state/" + LogName); err != nil {
+	if _, err := os.Stat(dir + "/.claude/state/" + logName); err != nil {
 		t.Errorf("no log: %v", err)
 	}
 }

@@ -15,21 +15,21 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// StdinDeadline is how long a hook waits for its payload. Claude Code sometimes never closes
+// stdinDeadline is how long a hook waits for its payload. Claude Code sometimes never closes
 // stdin (docs/DESIGN.md, Facts about Claude Code), so the hook reads one object, never to EOF,
 // and gives up after this.
-const StdinDeadline = 2 * time.Second
+const stdinDeadline = 2 * time.Second
 
-// MaxPayload bounds what a hook reads from stdin: a pasted prompt larger than this is refused
+// maxPayload bounds what a hook reads from stdin: a pasted prompt larger than this is refused
 // rather than held in memory (peak memory budget is 16 MiB: docs/DESIGN.md, Budgets).
-const MaxPayload = 4 << 20
+const maxPayload = 4 << 20
 
-// ErrNoInput means nothing arrived on stdin before the deadline (or stdin was empty).
-var ErrNoInput = errors.New("no input on stdin")
+// errNoInput means nothing arrived on stdin before the deadline (or stdin was empty).
+var errNoInput = errors.New("no input on stdin")
 
 // ReadPayload decodes exactly one JSON object from r and returns its bytes. It returns after the
 // object's closing brace without waiting for EOF; if nothing complete arrives within deadline it
-// returns ErrNoInput. A non-object, garbage, or a payload over MaxPayload is an error.
+// returns errNoInput. A non-object, garbage, or a payload over maxPayload is an error.
 func ReadPayload(r io.Reader, deadline time.Duration) ([]byte, error) {
 	type result struct {
 		raw json.RawMessage
@@ -37,7 +37,7 @@ func ReadPayload(r io.Reader, deadline time.Duration) ([]byte, error) {
 	}
 	ch := make(chan result, 1)
 	go func() {
-		dec := json.NewDecoder(io.LimitReader(r, MaxPayload))
+		dec := json.NewDecoder(io.LimitReader(r, maxPayload))
 		var raw json.RawMessage
 		err := dec.Decode(&raw)
 		ch <- result{raw, err}
@@ -47,7 +47,7 @@ func ReadPayload(r io.Reader, deadline time.Duration) ([]byte, error) {
 	select {
 	case res := <-ch:
 		if errors.Is(res.err, io.EOF) {
-			return nil, ErrNoInput
+			return nil, errNoInput
 		}
 		if errors.Is(res.err, io.ErrUnexpectedEOF) {
 			return nil, errors.New("stdin: truncated JSON payload")
@@ -61,7 +61,7 @@ func ReadPayload(r io.Reader, deadline time.Duration) ([]byte, error) {
 		return res.raw, nil
 	case <-timer.C:
 		// The reading goroutine stays blocked on stdin; the process exits soon after.
-		return nil, ErrNoInput
+		return nil, errNoInput
 	}
 }
 
@@ -108,9 +108,9 @@ type UserPromptSubmit struct {
 	Prompt string
 }
 
-// ParseCommon reads the common fields. Unknown fields are ignored; a field of the wrong type
+// parseCommon reads the common fields. Unknown fields are ignored; a field of the wrong type
 // reads as empty.
-func ParseCommon(raw []byte) Common {
+func parseCommon(raw []byte) Common {
 	r := gjson.GetManyBytes(raw, "session_id", "hook_event_name", "cwd", "transcript_path")
 	return Common{
 		SessionID:      str(r[0]),
@@ -132,13 +132,13 @@ func str(r gjson.Result) string {
 
 // ParseSessionStart types a SessionStart payload.
 func ParseSessionStart(raw []byte) SessionStart {
-	return SessionStart{Common: ParseCommon(raw), Source: str(gjson.GetBytes(raw, "source"))}
+	return SessionStart{Common: parseCommon(raw), Source: str(gjson.GetBytes(raw, "source"))}
 }
 
 // ParsePreCompact types a PreCompact payload.
 func ParsePreCompact(raw []byte) PreCompact {
 	r := gjson.GetManyBytes(raw, "trigger", "custom_instructions")
-	p := PreCompact{Common: ParseCommon(raw), Trigger: trigger(r[0])}
+	p := PreCompact{Common: parseCommon(raw), Trigger: trigger(r[0])}
 	if r[1].Type == gjson.String {
 		s := r[1].Str
 		p.CustomInstructions = &s
@@ -149,7 +149,7 @@ func ParsePreCompact(raw []byte) PreCompact {
 // ParsePostCompact types a PostCompact payload.
 func ParsePostCompact(raw []byte) PostCompact {
 	r := gjson.GetManyBytes(raw, "trigger", "compact_summary")
-	return PostCompact{Common: ParseCommon(raw), Trigger: trigger(r[0]), CompactSummary: str(r[1])}
+	return PostCompact{Common: parseCommon(raw), Trigger: trigger(r[0]), CompactSummary: str(r[1])}
 }
 
 // trigger reads a compaction's trigger. Claude Code sends manual or auto; a later version may
@@ -174,7 +174,7 @@ func trigger(r gjson.Result) string {
 
 // ParseSessionEnd types a SessionEnd payload.
 func ParseSessionEnd(raw []byte) SessionEnd {
-	p := SessionEnd{Common: ParseCommon(raw), Reason: str(gjson.GetBytes(raw, "reason"))}
+	p := SessionEnd{Common: parseCommon(raw), Reason: str(gjson.GetBytes(raw, "reason"))}
 	switch p.Reason {
 	case "clear", "resume", "logout", "prompt_input_exit", "other":
 	default:
@@ -185,5 +185,5 @@ func ParseSessionEnd(raw []byte) SessionEnd {
 
 // ParseUserPromptSubmit types a UserPromptSubmit payload.
 func ParseUserPromptSubmit(raw []byte) UserPromptSubmit {
-	return UserPromptSubmit{Common: ParseCommon(raw), Prompt: str(gjson.GetBytes(raw, "prompt"))}
+	return UserPromptSubmit{Common: parseCommon(raw), Prompt: str(gjson.GetBytes(raw, "prompt"))}
 }

@@ -47,14 +47,14 @@ func (inv *Invocation) warn(format string, args ...any) {
 
 // repaired reports a repair a write made to cairn's own state: a warning, so that it is in
 // .claude/state/cairn.log, where `cairn doctor` finds it.
-func (inv *Invocation) repaired(what string) { inv.warn("%s %s", RepairedPrefix, what) }
+func (inv *Invocation) repaired(what string) { inv.warn("%s %s", repairedPrefix, what) }
 
-// RepairedPrefix opens the warning of every repair of cairn's state, in stderr and cairn.log.
-const RepairedPrefix = "repaired:"
+// repairedPrefix opens the warning of every repair of cairn's state, in stderr and cairn.log.
+const repairedPrefix = "repaired:"
 
-// LogName is the size-bounded log file under .claude/state/ where hooks record their errors and
+// logName is the size-bounded log file under .claude/state/ where hooks record their errors and
 // warnings (stderr of a hook that exits 0 is seen only in Claude Code's debug log).
-const LogName = "cairn.log"
+const logName = "cairn.log"
 
 // maxLog bounds the log: past it, the log is moved to cairn.log.1 (replacing the older one).
 const maxLog = 256 << 10
@@ -63,7 +63,7 @@ func (inv *Invocation) log(level, msg string) {
 	if inv.DryRun || inv.Root == "" {
 		return
 	}
-	path := filepath.Join(project.StateDir(inv.Root), LogName)
+	path := filepath.Join(project.StateDir(inv.Root), logName)
 	line := fmt.Sprintf("%s %s: %s: %s\n", inv.Now().UTC().Format(time.RFC3339), inv.name, level, plain.Field(msg, 0))
 	// The log is best effort: failing to log must not fail the hook.
 	_ = safefile.Disk{Roots: []string{inv.Root}}.Append(path, []byte(line), 0o600, safefile.NoSync, safefile.RotateAt(maxLog))
@@ -118,12 +118,12 @@ func run(ctx context.Context, h Hook, inv *Invocation, stdin io.Reader) (err err
 			err = fmt.Errorf("internal error: %v [%s]", p, firstFrames(debug.Stack()))
 		}
 	}()
-	raw, err := ReadPayload(stdin, StdinDeadline)
+	raw, err := ReadPayload(stdin, stdinDeadline)
 	if err != nil {
 		return err
 	}
 	inv.Payload = raw
-	inv.Common = ParseCommon(raw)
+	inv.Common = parseCommon(raw)
 	root, err := project.Root(inv.Env, inv.Common.Cwd)
 	if err != nil {
 		return err

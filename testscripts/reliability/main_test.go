@@ -62,7 +62,7 @@ const moduleRoot = "../.."
 // Nothing in the smoke pass asserts a time, so a loaded machine only makes it slower: runs are
 // timed only to aim the kills, a run still going after stallLimit (30 s, for processes that take
 // milliseconds) fails as stalled, and everything else is counted. The one clock left is the
-// hooks' own 2 s stdin deadline (hookio.StdinDeadline), which the payload a test pipes in meets
+// hooks' own 2 s stdin deadline (stdinDeadline in pkg/hookio), which the payload a test pipes in meets
 // unless the machine stalls a process for seconds.
 
 // wholeSuite is CAIRN_RELIABILITY=1: every test runs, at full counts.
