@@ -35,7 +35,7 @@ func FuzzRemove(f *testing.F) {
 			t.Fatal("Remove changed its input")
 		}
 		if err != nil {
-			if !errors.Is(err, ErrNotUTF8) || !bytes.Equal(out, data) || gone != nil {
+			if !errors.Is(err, errNotUTF8) || !bytes.Equal(out, data) || gone != nil {
 				t.Fatalf("error %v: output %q, removed %q", err, out, gone)
 			}
 			return
@@ -47,7 +47,7 @@ func FuzzRemove(f *testing.F) {
 			return
 		}
 		for _, l := range gone {
-			if target, ok := Target(l); !ok || File(target) != name {
+			if target, ok := target(l); !ok || file(target) != name {
 				t.Fatalf("removed %q, which does not point at %q", l, name)
 			}
 		}
@@ -95,8 +95,8 @@ func wholeLinesRemoved(data, out []byte, name string) bool {
 	reach := map[int]bool{0: true}
 	for _, l := range lines {
 		text := string(bytes.TrimRight(l, "\r\n"))
-		target, ok := Target(text)
-		droppable := ok && File(target) == name
+		target, ok := target(text)
+		droppable := ok && file(target) == name
 		next := map[int]bool{}
 		for off := range reach {
 			if bytes.HasPrefix(out[off:], l) {

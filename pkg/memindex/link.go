@@ -2,7 +2,7 @@ package memindex
 
 import "strings"
 
-// Target returns the destination of the link that opens the list item on line (a line without
+// target returns the destination of the link that opens the list item on line (a line without
 // its ending), and false when line is not a list item that opens with a link:
 //
 //   - [Title](session-open-x.md) — hook
@@ -17,7 +17,7 @@ import "strings"
 // punctuation — so "[Cache](maybe)](session-open-cache.md)" points at session-open-cache.md,
 // while in "[A](a.md) and [B](b.md)" the item is the link to a.md. The destination comes back
 // without angle brackets, its title string or backslash escapes.
-func Target(line string) (string, bool) {
+func target(line string) (string, bool) {
 	s, ok := listItem(line)
 	if !ok || !strings.HasPrefix(s, "[") {
 		return "", false

@@ -34,9 +34,9 @@ const Name = "MEMORY.md"
 // milliseconds (docs/DESIGN.md, Budgets), so it is left alone.
 const MaxSize = 1 << 20
 
-// ErrNotUTF8 reports an index that is not valid UTF-8: cairn cannot tell its lines apart as
+// errNotUTF8 reports an index that is not valid UTF-8: cairn cannot tell its lines apart as
 // Claude Code would, so it leaves the file alone.
-var ErrNotUTF8 = errors.New("not UTF-8")
+var errNotUTF8 = errors.New("not UTF-8")
 
 // Path is the index of the memory directory dir.
 func Path(dir string) string { return filepath.Join(dir, Name) }
@@ -77,12 +77,12 @@ func split(data []byte) []line {
 	return out
 }
 
-// Pointers returns the lines of data that open a list item with a link (see Target), in order;
+// Pointers returns the lines of data that open a list item with a link (see target), in order;
 // lines inside fenced code blocks are code, not pointers. Data that is not UTF-8 has none
-// (ErrNotUTF8).
+// (errNotUTF8).
 func Pointers(data []byte) ([]Pointer, error) {
 	if !utf8.Valid(data) {
-		return nil, ErrNotUTF8
+		return nil, errNotUTF8
 	}
 	var out []Pointer
 	var f fence
@@ -91,8 +91,8 @@ func Pointers(data []byte) ([]Pointer, error) {
 		if f.skip(text) {
 			continue
 		}
-		if target, ok := Target(text); ok {
-			out = append(out, Pointer{Line: n + 1, Text: text, Target: target, File: File(target)})
+		if target, ok := target(text); ok {
+			out = append(out, Pointer{Line: n + 1, Text: text, Target: target, File: file(target)})
 		}
 	}
 	return out, nil
@@ -100,10 +100,10 @@ func Pointers(data []byte) ([]Pointer, error) {
 
 // Remove returns data without the pointer lines whose File drop accepts, and those lines as
 // they were, without their endings. Only whole lines go, each with its own ending; when none
-// does, data itself is returned. Data that is not UTF-8 is returned as it is, with ErrNotUTF8.
+// does, data itself is returned. Data that is not UTF-8 is returned as it is, with errNotUTF8.
 func Remove(data []byte, drop func(file string) bool) ([]byte, []string, error) {
 	if !utf8.Valid(data) {
-		return data, nil, ErrNotUTF8
+		return data, nil, errNotUTF8
 	}
 	var out []byte
 	var gone []string
@@ -114,8 +114,8 @@ func Remove(data []byte, drop func(file string) bool) ([]byte, []string, error) 
 		if f.skip(text) {
 			continue
 		}
-		target, ok := Target(text)
-		if !ok || !drop(File(target)) {
+		target, ok := target(text)
+		if !ok || !drop(file(target)) {
 			continue
 		}
 		out = append(out, data[kept:l.start]...)
@@ -138,7 +138,7 @@ func Read(dir string) ([]byte, error) {
 		return nil, err
 	}
 	if !utf8.Valid(data) {
-		return nil, fmt.Errorf("%s: %w", p, ErrNotUTF8)
+		return nil, fmt.Errorf("%s: %w", p, errNotUTF8)
 	}
 	return data, nil
 }
@@ -170,11 +170,11 @@ func Drop(w safefile.Writer, dir string, drop func(file string) bool) ([]string,
 	return gone, nil
 }
 
-// File returns the name of the file that a link target names in the index's own directory:
+// file returns the name of the file that a link target names in the index's own directory:
 // "session-open-x.md" for "session-open-x.md", "./session-open-x.md" or "session-open-x.md#top",
 // with percent-escapes decoded; "" for a URL ("https://…", "file:…"), an absolute path or a
 // path into another directory, which name some other file.
-func File(target string) string {
+func file(target string) string {
 	if i := strings.IndexAny(target, "#?"); i >= 0 {
 		target = target[:i]
 	}

@@ -63,7 +63,7 @@ func TestTarget(t *testing.T) {
 		{"1234567890. [T](session-open-a.md)", "", false},
 		{"", "", false},
 	} {
-		got, ok := Target(tc.line)
+		got, ok := target(tc.line)
 		if got != tc.target || ok != tc.ok {
 			t.Errorf("Target(%q) = %q, %v; want %q, %v", tc.line, got, ok, tc.target, tc.ok)
 		}
@@ -91,7 +91,7 @@ func TestFile(t *testing.T) {
 		".":                                "",
 		"#top":                             "",
 	} {
-		if got := File(target); got != want {
+		if got := file(target); got != want {
 			t.Errorf("File(%q) = %q, want %q", target, got, want)
 		}
 	}
@@ -166,7 +166,7 @@ func TestRemove(t *testing.T) {
 		})
 	}
 	bad := []byte("- [X](session-open-cache-idea.md)\n\xff\n")
-	if out, gone, err := Remove(bad, is("session-open-cache-idea.md")); !errors.Is(err, ErrNotUTF8) || string(out) != string(bad) || gone != nil {
+	if out, gone, err := Remove(bad, is("session-open-cache-idea.md")); !errors.Is(err, errNotUTF8) || string(out) != string(bad) || gone != nil {
 		t.Errorf("not UTF-8: %q, %q, %v", out, gone, err)
 	}
 }

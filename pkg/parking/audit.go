@@ -19,7 +19,7 @@ const (
 	ActionArchived = "archived"
 	ActionExpired  = "expired"
 	// ActionPointerKept corrects an earlier line of the same item whose Pointer said
-	// PointerRemoved: the edit of the memory index failed after that line was written, and the
+	// pointerRemoved: the edit of the memory index failed after that line was written, and the
 	// pointer is still there (Text says why). It archives nothing: readers of archived and
 	// expired items skip it (IsRemoval).
 	ActionPointerKept = "pointer_kept"
@@ -32,12 +32,12 @@ func IsRemoval(action string) bool { return action != ActionPointerKept }
 
 // What became of the pointer to a legacy file in Claude Code's memory index (AuditEntry.Pointer).
 const (
-	// PointerRemoved: the index had a line pointing at the file, removed after the file (the
+	// pointerRemoved: the index had a line pointing at the file, removed after the file (the
 	// line's text is in PointerText).
-	PointerRemoved = "removed"
-	// PointerUnchecked: the index is there but cairn leaves it alone (not a regular file,
+	pointerRemoved = "removed"
+	// pointerUnchecked: the index is there but cairn leaves it alone (not a regular file,
 	// larger than memindex.MaxSize, not UTF-8, unreadable); a pointer may remain in it.
-	PointerUnchecked = "unchecked"
+	pointerUnchecked = "unchecked"
 )
 
 // AuditEntry is one line of the audit log. Text keeps the whole bullet or legacy file, so that
@@ -104,7 +104,7 @@ func (s *Store) logKept(kept []pointer, why error) error {
 	var b []byte
 	ts := s.Now().UTC().Format(time.RFC3339)
 	for _, p := range kept {
-		e := AuditEntry{TS: ts, Item: redact.Redact(p.item), Action: ActionPointerKept, Pointer: PointerUnchecked,
+		e := AuditEntry{TS: ts, Item: redact.Redact(p.item), Action: ActionPointerKept, Pointer: pointerUnchecked,
 			Text: redact.Redact("the memory index still points at " + p.name + ": " + why.Error())}
 		b = e.appendJSON(b)
 	}

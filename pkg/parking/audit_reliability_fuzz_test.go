@@ -61,8 +61,8 @@ func FuzzReadAudit(f *testing.F) {
 		now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 		s := New(root, "", safefile.Disk{Roots: []string{root}}, func() time.Time { return now })
 		want := AuditEntry{TS: "2026-11-29T10:00:00Z", Item: "fuzz-item", Action: ActionArchived, Text: "- **fuzz-item** — Deferred: x.\n\"quoted\" \u2028",
-			Pointer: PointerRemoved, PointerText: "- [x](session-open-x.md) — <y>\n- [x](./session-open-x.md)"}
-		ptr := pointer{state: PointerRemoved, lines: []string{"- [x](session-open-x.md) — <y>", "- [x](./session-open-x.md)"}}
+			Pointer: pointerRemoved, PointerText: "- [x](session-open-x.md) — <y>\n- [x](./session-open-x.md)"}
+		ptr := pointer{state: pointerRemoved, lines: []string{"- [x](session-open-x.md) — <y>", "- [x](./session-open-x.md)"}}
 		if err := s.log([]Item{{Name: want.Item, Text: want.Text}}, []pointer{ptr}, want.Action); err != nil {
 			t.Fatal(err)
 		}

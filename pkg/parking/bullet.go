@@ -44,13 +44,13 @@ const (
 	fieldHow
 )
 
-// ParseBullet reads one bullet tolerantly: "-", "*" or "+" bullets, an optional "[ ]" box, the
+// parseBullet reads one bullet tolerantly: "-", "*" or "+" bullets, an optional "[ ]" box, the
 // slug in bold, in backticks or bare, "—", "–", "--", "-" or ":" after it, fields in any order
 // and in any case, bold field names. A bullet with no slug gets one derived from its summary.
 // text is the bullet's first line, with any continuation lines joined to it by spaces. ok is
-// false when text is not a bullet. The fields come back canonical (see Format), so that
-// ParseBullet(Format(b)) == b for every b that ParseBullet returns.
-func ParseBullet(text string) (b Bullet, ok bool) {
+// false when text is not a bullet. The fields come back canonical (see format), so that
+// parseBullet(format(b)) == b for every b that parseBullet returns.
+func parseBullet(text string) (b Bullet, ok bool) {
 	s := strings.TrimLeft(text, " \t")
 	if len(s) < 2 || !strings.ContainsRune("-*+", rune(s[0])) || (s[1] != ' ' && s[1] != '\t') {
 		return Bullet{}, false
@@ -226,11 +226,11 @@ func parseDate(v string) string {
 	return d
 }
 
-// Format writes b canonically, on one line, without a newline. Text is neutralised first: line
+// format writes b canonically, on one line, without a newline. Text is neutralised first: line
 // breaks and control characters become spaces, "**" and "__" (bold) collapse to one character,
 // and a field name that would start a new field when read back ("x. Why: y") loses its colon
 // ("x. Why - y"), so no text can forge a bullet, a heading, bold or a field.
-func Format(b Bullet) string {
+func format(b Bullet) string {
 	b = b.canonical()
 	var sb strings.Builder
 	sb.WriteString("- **")
@@ -266,7 +266,7 @@ func (b Bullet) canonical() Bullet {
 	return b
 }
 
-// neutralise makes s safe as one field of one bullet line (see Format): one line with its secrets
+// neutralise makes s safe as one field of one bullet line (see format): one line with its secrets
 // redacted (plain.Field),
 // "**" and "__" (bold) collapsed to one character, field names defused, and the periods that end
 // a field trimmed. It is idempotent.
@@ -286,7 +286,7 @@ func neutralise(s string) string {
 	return s
 }
 
-// defuse takes the colon from every field name in s that ParseBullet would read as the start of
+// defuse takes the colon from every field name in s that parseBullet would read as the start of
 // a field, with s at the start of a field ("x. Why: y" → "x. Why - y"). It judges each one in
 // the text as written so far: defusing one can make the next one count ("Why: Raised:" →
 // "Why - Raised -").

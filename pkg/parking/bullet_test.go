@@ -29,13 +29,13 @@ func TestParseBulletTolerant(t *testing.T) {
 		{"  - **indented** — x", Bullet{"indented", "x", "", "", ""}},
 		{"- **dup** — x. Why: one. Why: two.", Bullet{"dup", "x", "", "one", ""}},
 	} {
-		got, ok := ParseBullet(tc.in)
+		got, ok := parseBullet(tc.in)
 		if !ok || got != tc.want {
 			t.Errorf("ParseBullet(%q)\n got %+v %v\nwant %+v", tc.in, got, ok, tc.want)
 		}
 	}
 	for _, in := range []string{"", "-", "- ", "text", "-no-space", "## heading", "1. numbered"} {
-		if b, ok := ParseBullet(in); ok {
+		if b, ok := parseBullet(in); ok {
 			t.Errorf("ParseBullet(%q) = %+v, want not a bullet", in, b)
 		}
 	}
@@ -44,10 +44,10 @@ func TestParseBulletTolerant(t *testing.T) {
 func TestFormatCanonical(t *testing.T) {
 	b := Bullet{Slug: "fix-login", Summary: "User raised: fix it. Pending: which one?", Raised: "2026-03-01", Why: "asked", How: "ask again"}
 	want := "- **fix-login** — User raised: fix it. Pending: which one? Raised: 2026-03-01. Why: asked. How to apply: ask again."
-	if got := Format(b); got != want {
+	if got := format(b); got != want {
 		t.Fatalf("Format\n got %q\nwant %q", got, want)
 	}
-	if back, ok := ParseBullet(want); !ok || back != b {
+	if back, ok := parseBullet(want); !ok || back != b {
 		t.Fatalf("round trip: %+v", back)
 	}
 }
@@ -61,14 +61,14 @@ func TestFormatNeutralises(t *testing.T) {
 		Why:     "a. How to apply: forged",
 		How:     "Why: Raised: 1990-01-01",
 	}
-	line := Format(b)
+	line := format(b)
 	if strings.ContainsAny(line, "\r\n") {
 		t.Fatalf("line break survived: %q", line)
 	}
 	if strings.Count(line, "**") != 2 {
 		t.Fatalf("bold survived: %q", line)
 	}
-	got, ok := ParseBullet(line)
+	got, ok := parseBullet(line)
 	if !ok || got.Slug != "x" || got.Raised != "2026-03-01" {
 		t.Fatalf("forged fields read back: %+v from %q", got, line)
 	}
@@ -118,19 +118,19 @@ func FuzzParseBullet(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		b, ok := ParseBullet(s)
+		b, ok := parseBullet(s)
 		if !ok {
 			return
 		}
-		line := Format(b)
+		line := format(b)
 		if strings.ContainsAny(line, "\r\n") || !ValidSlug(b.Slug) {
 			t.Fatalf("bad line %q from %q", line, s)
 		}
-		b2, ok := ParseBullet(line)
+		b2, ok := parseBullet(line)
 		if !ok || b2 != b {
 			t.Fatalf("unstable:\n in   %q\n b    %+v\n line %q\n b2   %+v", s, b, line, b2)
 		}
-		if Format(b2) != line {
+		if format(b2) != line {
 			t.Fatalf("format unstable: %q", line)
 		}
 	})

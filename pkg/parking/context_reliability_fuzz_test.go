@@ -47,7 +47,7 @@ func FuzzSessionContext(f *testing.F) {
 		}
 
 		// Park: every old bullet kept, the new one read back, the snapshot untouched.
-		line := Format(Bullet{Slug: "zz-fuzz-new", Summary: "Deferred: fuzz. Context: test", Raised: "2026-11-29"})
+		line := format(Bullet{Slug: "zz-fuzz-new", Summary: "Deferred: fuzz. Context: test", Raised: "2026-11-29"})
 		parked := rewrite(old, edit{remove: map[int]bool{}, replace: map[int]string{}, add: []string{line}})
 		after := sectionOf(parked)
 		texts := blockTexts(after)

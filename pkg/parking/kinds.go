@@ -13,14 +13,14 @@ import (
 const (
 	KindQuestion = "question" // User raised: <idea>. Pending: <detail>
 	KindDeferred = "deferred" // Deferred: <idea>. Context: <detail>
-	KindSide     = "side"     // Side idea: <idea>. Raised while: <detail>
+	kindSide     = "side"     // Side idea: <idea>. Raised while: <detail>
 )
 
 // forms are the entry forms of the three kinds, with the kinds' default Why and How.
 var forms = map[string]struct{ label, detail, why, how string }{
 	KindQuestion: {"User raised: ", "Pending: ", "the user moved on before the question was answered", "ask the question again"},
 	KindDeferred: {"Deferred: ", "Context: ", "deferred during the session", "bring it up again when the current task is done"},
-	KindSide:     {"Side idea: ", "Raised while: ", "it came up while working on something else", "raise it when the current task is done"},
+	kindSide:     {"Side idea: ", "Raised while: ", "it came up while working on something else", "raise it when the current task is done"},
 }
 
 // NewBullet builds the bullet cairn session park writes for kind, with the kind's default Why

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Match scores for archive, best first (see Match).
+// Match scores for archive, best first (see match).
 const (
 	scoreExact     = 4 // the slug, the name or the legacy file name
 	scorePrefix    = 3 // the start of the slug
@@ -13,11 +13,11 @@ const (
 	scoreContent   = 1 // inside the description or the item's text
 )
 
-// Match returns the items that match query best, case-insensitively: an exact slug, name or
+// match returns the items that match query best, case-insensitively: an exact slug, name or
 // legacy file name beats a slug prefix, which beats a substring of the slug or name, which beats
 // a substring of the description or text. The query is also compared as a slug ("Fix login"
 // matches fix-login). More than one result means the query is ambiguous; none, that nothing matches.
-func Match(items []Item, query string) []Item {
+func match(items []Item, query string) []Item {
 	q := strings.ToLower(strings.TrimSpace(query))
 	qs := Slugify(query)
 	if q == "" {

@@ -161,8 +161,8 @@ func Expire(root, config string, files safefile.Writer, now func() time.Time) ([
 
 // Errors of Park and Archive.
 var (
-	ErrNoMatch   = errors.New("no parked item matches")
-	ErrSlugTaken = errors.New("slug is taken")
+	errNoMatch   = errors.New("no parked item matches")
+	errSlugTaken = errors.New("slug is taken")
 )
 
 // FullError is Park's refusal: MaxOpen items are open already. Items are the open items.
@@ -288,7 +288,7 @@ func (s *Store) update(fn func(t *txn) error, opts ...safefile.Option) error {
 			if !bl.dated && !t.e.remove[i] {
 				b := bl.bullet
 				b.Raised = today
-				t.e.replace[i] = Format(b)
+				t.e.replace[i] = format(b)
 			}
 		}
 		if t.e.empty() {
@@ -448,8 +448,8 @@ func (s *Store) mayExpire() bool {
 }
 
 // Park adds b as a new bullet raised today, after deleting expired items. Text fields are
-// redacted (package redact) and neutralised (see Format). An empty Slug is derived from the
-// summary and made unique with -2, -3, …; a given Slug must be valid and free (ErrSlugTaken).
+// redacted (package redact) and neutralised (see format). An empty Slug is derived from the
+// summary and made unique with -2, -3, …; a given Slug must be valid and free (errSlugTaken).
 // When an open item has the same summary already (a prompt submitted twice), nothing is added
 // and that item is returned with added false. With MaxOpen items open, Park returns a
 // *FullError listing them.
@@ -507,10 +507,10 @@ func (s *Store) park(b Bullet, opts ...safefile.Option) (it Item, added bool, er
 		if !given {
 			b.Slug = uniqueSlug(b.Slug, taken)
 		} else if taken[b.Slug] {
-			result = fmt.Errorf("%w: %q names an open item already", ErrSlugTaken, b.Slug)
+			result = fmt.Errorf("%w: %q names an open item already", errSlugTaken, b.Slug)
 			return nil
 		}
-		line := Format(b)
+		line := format(b)
 		t.e.add = append(t.e.add, line)
 		added = true
 		it = Item{Slug: b.Slug, Name: b.Slug, Description: b.Summary, Raised: b.Raised, Why: b.Why, How: b.How, Source: Current, Text: line, block: -1}
@@ -544,19 +544,19 @@ func uniqueSlug(base string, taken map[string]bool) string {
 	}
 }
 
-// Archive removes the one item that best matches query (see Match) — the bullet, or the legacy
+// Archive removes the one item that best matches query (see match) — the bullet, or the legacy
 // file, and any legacy copy with the same slug — after recording it in the audit log with
-// "action":"archived". No match gives ErrNoMatch; several equally good ones an
+// "action":"archived". No match gives errNoMatch; several equally good ones an
 // *AmbiguousError, and nothing changes. An *IndexError says that the item was archived but a
 // pointer to it may remain in Claude Code's memory index.
 func (s *Store) Archive(query string) (Item, error) {
 	var it Item
 	var result error
 	err := s.update(func(t *txn) error {
-		c := Match(t.items(), query)
+		c := match(t.items(), query)
 		switch len(c) {
 		case 0:
-			result = fmt.Errorf("%w %q", ErrNoMatch, query)
+			result = fmt.Errorf("%w %q", errNoMatch, query)
 			return nil
 		case 1:
 			it = c[0]

@@ -120,7 +120,7 @@ func TestParkCreatesFile(t *testing.T) {
 			t.Fatalf("got %q, %v; want %s", it.Slug, err, want)
 		}
 	}
-	if _, _, err := f.store.Park(Bullet{Slug: "cache", Summary: "other"}); !errors.Is(err, ErrSlugTaken) {
+	if _, _, err := f.store.Park(Bullet{Slug: "cache", Summary: "other"}); !errors.Is(err, errSlugTaken) {
 		t.Fatalf("taken slug: %v", err)
 	}
 	if _, _, err := f.store.Park(Bullet{Slug: "Bad Slug", Summary: "other"}); err == nil {
@@ -339,7 +339,7 @@ func TestArchiveMatching(t *testing.T) {
 		"nothing":     "[]",
 		"  ":          "[]",
 	} {
-		if got := fmt.Sprint(names(Match(mustList(t, f), q))); got != want {
+		if got := fmt.Sprint(names(match(mustList(t, f), q))); got != want {
 			t.Errorf("Match(%q) = %s, want %s", q, got, want)
 		}
 	}
@@ -349,7 +349,7 @@ func TestArchiveMatching(t *testing.T) {
 	if !errors.As(err, &amb) || len(amb.Candidates) != 2 || f.read(t) != before || f.audit(t) != nil {
 		t.Fatalf("ambiguous: %v", err)
 	}
-	if _, err := f.store.Archive("zzz"); !errors.Is(err, ErrNoMatch) {
+	if _, err := f.store.Archive("zzz"); !errors.Is(err, errNoMatch) {
 		t.Fatalf("no match: %v", err)
 	}
 	if it, err := f.store.Archive("fix-login"); err != nil || it.Name != "fix-login" {

@@ -24,9 +24,9 @@ import (
 type pointer struct {
 	dir, name string
 	item      string   // the item's name, as its audit line has it
-	state     string   // "", PointerRemoved or PointerUnchecked
-	lines     []string // the lines pointing at the file (PointerRemoved)
-	err       error    // why the index is left alone (PointerUnchecked)
+	state     string   // "", pointerRemoved or pointerUnchecked
+	lines     []string // the lines pointing at the file (pointerRemoved)
+	err       error    // why the index is left alone (pointerUnchecked)
 }
 
 // lookPointer reads, without the lock, what the index beside the legacy file at path holds
@@ -38,11 +38,11 @@ func lookPointer(path string) pointer {
 	case errors.Is(err, fs.ErrNotExist):
 		return p
 	case err != nil:
-		p.state, p.err = PointerUnchecked, err
+		p.state, p.err = pointerUnchecked, err
 		return p
 	}
 	if _, p.lines, _ = memindex.Remove(data, p.is); p.lines != nil {
-		p.state = PointerRemoved
+		p.state = pointerRemoved
 	}
 	return p
 }
@@ -104,7 +104,7 @@ func (s *Store) unpoint(ptrs []pointer) error {
 		var names, unchecked []string
 		var why error
 		for _, p := range byDir[dir] {
-			if p.state == PointerUnchecked {
+			if p.state == pointerUnchecked {
 				unchecked, why = append(unchecked, p.name), p.err
 			} else {
 				names = append(names, p.name)
@@ -123,7 +123,7 @@ func (s *Store) unpoint(ptrs []pointer) error {
 			// edit that did not happen.
 			var kept []pointer
 			for _, p := range byDir[dir] {
-				if p.state == PointerRemoved {
+				if p.state == pointerRemoved {
 					kept = append(kept, p)
 				}
 			}

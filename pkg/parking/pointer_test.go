@@ -69,7 +69,7 @@ func TestArchiveRemovesPointer(t *testing.T) {
 		t.Errorf("index:\n%q\nwant\n%q", got, want)
 	}
 	a := f.audit(t)
-	if len(a) != 1 || a[0].Pointer != PointerRemoved ||
+	if len(a) != 1 || a[0].Pointer != pointerRemoved ||
 		a[0].PointerText != "- [Cache idea](session-open-cache-idea-2026-03-01.md) — a cache for the API\n- [Cache](again)](./session-open-cache-idea-2026-03-01.md \"dup\")" {
 		t.Errorf("audit: %+v", a)
 	}
@@ -105,7 +105,7 @@ func TestExpireRemovesPointer(t *testing.T) {
 	for _, e := range f.audit(t) {
 		ptr[e.Item] = e.Pointer
 	}
-	if ptr["old"] != PointerRemoved || ptr["older"] != PointerRemoved || ptr["unlisted"] != "" {
+	if ptr["old"] != pointerRemoved || ptr["older"] != pointerRemoved || ptr["unlisted"] != "" {
 		t.Errorf("pointer fields: %v", ptr)
 	}
 
@@ -167,7 +167,7 @@ func TestIndexLeftAlone(t *testing.T) {
 			if readFile(t, idx) != before {
 				t.Error("the index changed")
 			}
-			if a := f.audit(t); len(a) != 1 || a[0].Pointer != PointerUnchecked || a[0].Item != "x" {
+			if a := f.audit(t); len(a) != 1 || a[0].Pointer != pointerUnchecked || a[0].Item != "x" {
 				t.Errorf("audit: %+v", a)
 			}
 		})
@@ -207,7 +207,7 @@ func TestIndexFailureKeepsAuditLine(t *testing.T) {
 	}
 	// The first line said removed; the second corrects it, and neither reads as a second archive.
 	a := f.audit(t)
-	if len(a) != 2 || a[0].Item != "x" || a[0].Pointer != PointerRemoved || a[1].Item != "x" || a[1].Action != ActionPointerKept ||
+	if len(a) != 2 || a[0].Item != "x" || a[0].Pointer != pointerRemoved || a[1].Item != "x" || a[1].Action != ActionPointerKept ||
 		!strings.Contains(a[1].Text, "the memory index still points at session-open-x.md: ") || IsRemoval(a[1].Action) {
 		t.Errorf("audit: %+v", a)
 	}
@@ -295,7 +295,7 @@ func TestPointerRemovalRacesClaudeCode(t *testing.T) {
 		}
 		// The archive's line says removed; when cairn gave up, a second corrects it.
 		a := f.audit(t)
-		if want := map[bool]int{false: 1, true: 2}[ie != nil]; len(a) != want || a[0].Pointer != PointerRemoved || len(a) == 2 && a[1].Action != ActionPointerKept {
+		if want := map[bool]int{false: 1, true: 2}[ie != nil]; len(a) != want || a[0].Pointer != pointerRemoved || len(a) == 2 && a[1].Action != ActionPointerKept {
 			t.Fatalf("round %d: audit %+v", r, a)
 		}
 

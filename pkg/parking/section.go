@@ -40,7 +40,7 @@ func parseSection(f *sessionfile.File) *section {
 			joined = append(joined, strings.TrimSpace(trimEOL(s.lines[k])))
 			raw = append(raw, trimEOL(s.lines[k]))
 		}
-		if b, ok := ParseBullet(strings.Join(joined, " ")); ok {
+		if b, ok := parseBullet(strings.Join(joined, " ")); ok {
 			s.blocks = append(s.blocks, block{start: i, end: j, bullet: b, dated: b.Raised != "", text: strings.Join(raw, "\n")})
 		}
 		i = j

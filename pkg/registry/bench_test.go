@@ -28,7 +28,7 @@ func BenchmarkLookup200(b *testing.B) {
 	b.Run("line", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, ok := r.Lookup(last); !ok {
+			if _, ok := r.lookup(last); !ok {
 				b.Fatal("not found")
 			}
 		}

@@ -24,15 +24,15 @@ const (
 	TypeBroadcast = "broadcast"
 	TypeStart     = "session_start"
 	TypeEnd       = "session_end"
-	TypeOrphaned  = "session_orphaned"
+	typeOrphaned  = "session_orphaned"
 )
 
-// MaxMessage bounds a broadcast, in characters: a message is a note to other sessions, and
+// maxMessage bounds a broadcast, in characters: a message is a note to other sessions, and
 // every one of them gets it as context.
-const MaxMessage = 2000
+const maxMessage = 2000
 
-// Anonymous is the sender of a broadcast made outside any session (a person at a terminal).
-const Anonymous = "cli"
+// anonymous is the sender of a broadcast made outside any session (a person at a terminal).
+const anonymous = "cli"
 
 // Event is one line of the event log: {"ts","from","type","msg"}.
 type Event struct {
@@ -98,24 +98,24 @@ func (r Registry) appendEvents(evs []Event) error {
 	return r.Files.Append(r.eventsPath(), b, 0o600, safefile.NoSync)
 }
 
-// ErrEmptyMessage and ErrLongMessage refuse a broadcast.
+// errEmptyMessage and errLongMessage refuse a broadcast.
 var (
-	ErrEmptyMessage = errors.New("empty message")
-	ErrLongMessage  = fmt.Errorf("message longer than %d characters", MaxMessage)
+	errEmptyMessage = errors.New("empty message")
+	errLongMessage  = fmt.Errorf("message longer than %d characters", maxMessage)
 )
 
-// Broadcast appends msg from session from ("" means Anonymous) to the event log, for every
+// Broadcast appends msg from session from ("" means anonymous) to the event log, for every
 // other session to receive once. It takes only the log's lock.
 func (r Registry) Broadcast(from, msg string, now time.Time) error {
 	msg = strings.TrimSpace(plain.Body(msg)) // every other session reads it, and so does the log
 	if msg == "" {
-		return ErrEmptyMessage
+		return errEmptyMessage
 	}
-	if utf8.RuneCountInString(msg) > MaxMessage {
-		return ErrLongMessage
+	if utf8.RuneCountInString(msg) > maxMessage {
+		return errLongMessage
 	}
 	if from == "" {
-		from = Anonymous
+		from = anonymous
 	} else if err := checkID(from); err != nil {
 		return err
 	}
@@ -273,7 +273,7 @@ func skipLine(f *os.File, off, size, limit int64) (next int64, complete bool, er
 
 // cursorOf returns session sid's cursor, reading the registry without its lock.
 func (r Registry) cursorOf(sid string) (int64, error) {
-	s, ok := r.Lookup(sid)
+	s, ok := r.lookup(sid)
 	if !ok {
 		return 0, fmt.Errorf("session %s is not registered", sid)
 	}
@@ -295,14 +295,14 @@ func ShortID(id string) string {
 // the registry's lock, so each is delivered once. An unregistered session is registered (its
 // cursor at the end of the log) and is offered nothing. When there is nothing new and the
 // activity is recent it takes no lock and writes nothing: the common case costs a read of
-// session.json, the decoding of this session's line alone (Lookup), and a stat of the log. When
+// session.json, the decoding of this session's line alone (lookup), and a stat of the log. When
 // it writes, it rewrites this session's line alone (updateOne).
 func (r Registry) OnPrompt(sid string, now time.Time, show func(msgs []Message, more bool) int) error {
 	if err := checkID(sid); err != nil {
 		return err
 	}
 	now = stamp(now)
-	if s, ok := r.Lookup(sid); ok && s.Status == StatusActive && now.Sub(s.LastActivity) < touchEvery && s.Cursor == r.logSize() {
+	if s, ok := r.lookup(sid); ok && s.Status == StatusActive && now.Sub(s.LastActivity) < touchEvery && s.Cursor == r.logSize() {
 		return nil // the fast path: nothing new, nothing to record
 	}
 	deliver := func(s *Session) (bool, error) {

@@ -1,12 +1,12 @@
 // Package registry keeps the sessions of one project and the messages they send each other
 // (/session list, inbox and broadcast: docs/DESIGN.md, What cairn is for):
 // .claude/state/session.json lists the sessions, one to a line, so that a prompt reads and
-// rewrites its own session's line alone (Lookup, OnPrompt; the layout is in doc.go), and
+// rewrites its own session's line alone (lookup, OnPrompt; the layout is in doc.go), and
 // .claude/state/session.events.jsonl is an append-only log of events, broadcasts among them.
 //
 // Sessions. SessionStart registers a session, UserPromptSubmit touches it on every prompt and
 // SessionEnd ends it. Claude Code gives SessionEnd 1.5 s and often kills it, so many sessions never
-// end: a session with no activity for OrphanAfter is marked ended (an orphan) when the next session
+// end: a session with no activity for orphanAfter is marked ended (an orphan) when the next session
 // registers (at its SessionStart, or at its first prompt when that was missed). The mark is
 // reversible: a later prompt or SessionStart for the same id makes the session active again.
 //
@@ -44,17 +44,17 @@ const (
 	EventsFile = ".claude/state/session.events.jsonl"
 )
 
-// OrphanAfter is how long a session may go without activity (a prompt, a start, a broadcast read)
+// orphanAfter is how long a session may go without activity (a prompt, a start, a broadcast read)
 // before the next Register marks it ended. A session the user is at prompts more often than that;
 // one that stays silent longer is almost always one whose SessionEnd was killed (the common case:
 // docs/DESIGN.md, Facts about Claude Code). A long autonomous turn or a lunch break can be
 // mislabelled for a while, which costs nothing but a wrong line in `cairn session list` until its
 // next prompt makes it active again: its cursor, and so its messages, are kept.
-const OrphanAfter = 2 * time.Hour
+const orphanAfter = 2 * time.Hour
 
-// ActiveWithin splits "active" from "idle" in session list (the original /session list's example
+// activeWithin splits "active" from "idle" in session list (the original /session list's example
 // shows a session 2 minutes since its last activity as active and one at 15 minutes as idle).
-const ActiveWithin = 10 * time.Minute
+const activeWithin = 10 * time.Minute
 
 // touchEvery is the resolution of last_activity: a prompt within a minute of the recorded
 // activity does not rewrite session.json, which keeps the hot path free of writes and fsyncs.
@@ -76,8 +76,8 @@ const (
 
 // How a session ended.
 const (
-	EndedBySessionEnd = "session_end"
-	EndedAsOrphan     = "orphan"
+	endedBySessionEnd = "session_end"
+	endedAsOrphan     = "orphan"
 )
 
 // Session is one session of the project.
@@ -111,17 +111,17 @@ func (r Registry) eventsPath() string { return filepath.Join(r.Root, EventsFile)
 // maxID bounds a session id, in bytes.
 const maxID = 128
 
-// ErrBadID reports a session id that cannot be recorded.
-var ErrBadID = errors.New("invalid session id")
+// errBadID reports a session id that cannot be recorded.
+var errBadID = errors.New("invalid session id")
 
 // checkID accepts what Claude Code sends (a UUID) and any other printable id up to maxID bytes.
 func checkID(id string) error {
 	if id == "" || len(id) > maxID {
-		return fmt.Errorf("%w %q", ErrBadID, id)
+		return fmt.Errorf("%w %q", errBadID, id)
 	}
 	for _, r := range id {
 		if plain.IsControl(r) {
-			return fmt.Errorf("%w %q", ErrBadID, id)
+			return fmt.Errorf("%w %q", errBadID, id)
 		}
 	}
 	return nil
@@ -145,11 +145,11 @@ func (r Registry) Sessions() ([]Session, error) {
 	return d.Sessions, nil
 }
 
-// Lookup returns the session with id sid, without taking the lock. It decodes only that
+// lookup returns the session with id sid, without taking the lock. It decodes only that
 // session's line of session.json (lineOf), and the whole file only when it is not in the layout
 // this package writes or does not hold sid: every prompt asks, and the registry holds up to 200
 // sessions.
-func (r Registry) Lookup(sid string) (Session, bool) {
+func (r Registry) lookup(sid string) (Session, bool) {
 	data, _, err := safefile.ReadFile(r.Root, r.path(), maxRegistry)
 	if err != nil {
 		return Session{}, false
@@ -170,7 +170,7 @@ func (r Registry) Lookup(sid string) (Session, bool) {
 // Started returns when session sid started. Its method value has the shape the parking code
 // takes (func(sid string) (time.Time, bool)).
 func (r Registry) Started(sid string) (time.Time, bool) {
-	s, ok := r.Lookup(sid)
+	s, ok := r.lookup(sid)
 	return s.Started, ok && !s.Started.IsZero()
 }
 
@@ -274,7 +274,7 @@ func (r Registry) logSize() int64 {
 }
 
 // Register records that session sid started (or resumed) now on branch, and marks ended every
-// other active session idle for OrphanAfter or longer. A new session's cursor is the end of the
+// other active session idle for orphanAfter or longer. A new session's cursor is the end of the
 // event log; a session registered before keeps its cursor and its start time.
 func (r Registry) Register(sid, branch string, now time.Time) error {
 	if err := checkID(sid); err != nil {
@@ -307,15 +307,15 @@ func (r Registry) add(d *document, sid, branch string, now time.Time) error {
 	return nil
 }
 
-// sweep marks ended every active session but sid idle for OrphanAfter or longer, and returns the
+// sweep marks ended every active session but sid idle for orphanAfter or longer, and returns the
 // events that record it.
 func sweep(d *document, sid string, now time.Time) []Event {
 	var events []Event
 	for i := range d.Sessions {
 		s := &d.Sessions[i]
-		if s.ID != sid && s.Status == StatusActive && now.Sub(s.LastActivity) >= OrphanAfter {
-			s.Status, s.Ended, s.EndedBy = StatusEnded, now, EndedAsOrphan
-			events = append(events, Event{Time: now, From: s.ID, Type: TypeOrphaned})
+		if s.ID != sid && s.Status == StatusActive && now.Sub(s.LastActivity) >= orphanAfter {
+			s.Status, s.Ended, s.EndedBy = StatusEnded, now, endedAsOrphan
+			events = append(events, Event{Time: now, From: s.ID, Type: typeOrphaned})
 		}
 	}
 	return events
@@ -352,13 +352,13 @@ func (r Registry) End(sid string, now time.Time) error {
 	now = stamp(now)
 	return r.update(func(d *document) (bool, error) {
 		s := find(d, sid)
-		if s == nil || s.Status == StatusEnded && s.EndedBy == EndedBySessionEnd {
+		if s == nil || s.Status == StatusEnded && s.EndedBy == endedBySessionEnd {
 			return false, nil
 		}
 		if err := r.appendEvents([]Event{{Time: now, From: sid, Type: TypeEnd}}); err != nil {
 			return false, err
 		}
-		s.Status, s.LastActivity, s.Ended, s.EndedBy = StatusEnded, now, now, EndedBySessionEnd
+		s.Status, s.LastActivity, s.Ended, s.EndedBy = StatusEnded, now, now, endedBySessionEnd
 		prune(d, now)
 		return true, nil
 	})
@@ -392,13 +392,13 @@ func prune(d *document, now time.Time) {
 	}
 }
 
-// Display is how session list shows a session's state: "ended", "active" within ActiveWithin
+// Display is how session list shows a session's state: "ended", "active" within activeWithin
 // of its last activity, else "idle".
 func (s Session) Display(now time.Time) string {
 	switch {
 	case s.Status == StatusEnded:
 		return StatusEnded
-	case now.Sub(s.LastActivity) < ActiveWithin:
+	case now.Sub(s.LastActivity) < activeWithin:
 		return StatusActive
 	}
 	return "idle"

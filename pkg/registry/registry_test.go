@@ -25,7 +25,7 @@ func newReg(t *testing.T) Registry {
 
 func mustSession(t *testing.T, r Registry, sid string) Session {
 	t.Helper()
-	s, ok := r.Lookup(sid)
+	s, ok := r.lookup(sid)
 	if !ok {
 		t.Fatalf("session %s not registered", sid)
 	}
@@ -65,7 +65,7 @@ func TestRegisterTouchEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	a = mustSession(t, r, "a")
-	if a.Status != StatusEnded || a.EndedBy != EndedBySessionEnd || !a.Ended.Equal(t0.Add(time.Hour)) {
+	if a.Status != StatusEnded || a.EndedBy != endedBySessionEnd || !a.Ended.Equal(t0.Add(time.Hour)) {
 		t.Fatalf("%+v", a)
 	}
 	if err := r.End("unknown", t0); err != nil {
@@ -83,12 +83,12 @@ func TestOrphans(t *testing.T) {
 	r.Register("old", "main", t0)
 	r.Register("busy", "main", t0)
 	r.touchNow("busy", t0.Add(90*time.Minute))
-	r.Register("new", "main", t0.Add(OrphanAfter-time.Second))
+	r.Register("new", "main", t0.Add(orphanAfter-time.Second))
 	if s := mustSession(t, r, "old"); s.Status != StatusActive {
 		t.Fatalf("orphaned before the idle period: %+v", s)
 	}
-	r.Register("newer", "main", t0.Add(OrphanAfter))
-	if s := mustSession(t, r, "old"); s.Status != StatusEnded || s.EndedBy != EndedAsOrphan || !s.Ended.Equal(t0.Add(OrphanAfter)) {
+	r.Register("newer", "main", t0.Add(orphanAfter))
+	if s := mustSession(t, r, "old"); s.Status != StatusEnded || s.EndedBy != endedAsOrphan || !s.Ended.Equal(t0.Add(orphanAfter)) {
 		t.Fatalf("%+v", s)
 	}
 	for _, id := range []string{"busy", "new", "newer"} {
@@ -110,14 +110,14 @@ func TestOrphans(t *testing.T) {
 
 	// A session whose SessionStart was missed registers at its first prompt, and sweeps too;
 	// a known session's prompt does not.
-	later := t0.Add(3*time.Hour + OrphanAfter)
+	later := t0.Add(3*time.Hour + orphanAfter)
 	prompt(r, "busy", later, 1000)
 	if s := mustSession(t, r, "new"); s.Status != StatusActive {
 		t.Fatalf("a known session's prompt swept: %+v", s)
 	}
 	prompt(r, "unseen-start", later, 1000)
 	for _, id := range []string{"old", "new", "newer"} {
-		if s := mustSession(t, r, id); s.Status != StatusEnded || s.EndedBy != EndedAsOrphan {
+		if s := mustSession(t, r, id); s.Status != StatusEnded || s.EndedBy != endedAsOrphan {
 			t.Fatalf("%s: %+v", id, s)
 		}
 	}
@@ -194,15 +194,15 @@ func TestBroadcastOnceNeverToSender(t *testing.T) {
 	if got, _ := prompt(r, "c", now, 2000); len(got) != 0 {
 		t.Fatalf("delivered after the inbox showed it: %q", got)
 	}
-	for _, bad := range []string{"", " \n\t", strings.Repeat("x", MaxMessage+1)} {
+	for _, bad := range []string{"", " \n\t", strings.Repeat("x", maxMessage+1)} {
 		if err := r.Broadcast("a", bad, now); err == nil {
 			t.Errorf("broadcast %q", bad)
 		}
 	}
-	if err := r.Broadcast("", strings.Repeat("é", MaxMessage), now); err != nil {
+	if err := r.Broadcast("", strings.Repeat("é", maxMessage), now); err != nil {
 		t.Fatal(err)
 	}
-	if msgs, _ := r.Inbox("a", now); len(msgs) != 1 || msgs[0].From != Anonymous {
+	if msgs, _ := r.Inbox("a", now); len(msgs) != 1 || msgs[0].From != anonymous {
 		t.Fatalf("%+v", msgs)
 	}
 }
@@ -379,7 +379,7 @@ func TestEarlierLayoutMigrates(t *testing.T) {
 	r := newReg(t)
 	old := document{Sessions: []Session{
 		{ID: "a", Started: t0, LastActivity: t0, Branch: "main", Status: StatusActive, Cursor: 0},
-		{ID: "b", Started: t0, LastActivity: t0, Status: StatusEnded, Ended: t0, EndedBy: EndedBySessionEnd, Cursor: 0},
+		{ID: "b", Started: t0, LastActivity: t0, Status: StatusEnded, Ended: t0, EndedBy: endedBySessionEnd, Cursor: 0},
 	}}
 	data, _ := json.MarshalIndent(old, "", "  ")
 	os.MkdirAll(filepath.Dir(r.path()), 0o755)
@@ -395,7 +395,7 @@ func TestEarlierLayoutMigrates(t *testing.T) {
 		t.Fatalf("not migrated:\n%s", now)
 	}
 	ss, err := r.Sessions()
-	if err != nil || len(ss) != 2 || ss[1].EndedBy != EndedBySessionEnd || !ss[0].LastActivity.Equal(t0.Add(2*time.Minute)) {
+	if err != nil || len(ss) != 2 || ss[1].EndedBy != endedBySessionEnd || !ss[0].LastActivity.Equal(t0.Add(2*time.Minute)) {
 		t.Fatalf("%+v %v", ss, err)
 	}
 }
@@ -488,17 +488,17 @@ func TestPrune(t *testing.T) {
 	if len(ss) != maxSessions {
 		t.Fatalf("%d sessions", len(ss))
 	}
-	if _, ok := r.Lookup("ancient"); ok {
+	if _, ok := r.lookup("ancient"); ok {
 		t.Fatal("ended session kept past keepEnded")
 	}
-	if _, ok := r.Lookup(fmt.Sprint("s", maxSessions+4)); !ok {
+	if _, ok := r.lookup(fmt.Sprint("s", maxSessions+4)); !ok {
 		t.Fatal("newest session pruned")
 	}
 }
 
 func TestDisplay(t *testing.T) {
 	s := Session{Status: StatusActive, LastActivity: t0}
-	for d, want := range map[time.Duration]string{0: "active", ActiveWithin - time.Second: "active", ActiveWithin: "idle", 5 * time.Hour: "idle"} {
+	for d, want := range map[time.Duration]string{0: "active", activeWithin - time.Second: "active", activeWithin: "idle", 5 * time.Hour: "idle"} {
 		if got := s.Display(t0.Add(d)); got != want {
 			t.Errorf("%v: %s", d, got)
 		}

@@ -66,16 +66,16 @@ func (s *State) Set(key, value string) {
 	s.values[key] = value
 }
 
-// ErrUnreadable means state.json is not a JSON object at all.
-var ErrUnreadable = errors.New("state.json is not a JSON object")
+// errUnreadable means state.json is not a JSON object at all.
+var errUnreadable = errors.New("state.json is not a JSON object")
 
 // Parse reads state.json tolerantly. Nested values are skipped and non-string scalars kept as
-// their text; each yields a warning naming the key. Unreadable JSON returns ErrUnreadable.
+// their text; each yields a warning naming the key. Unreadable JSON returns errUnreadable.
 func Parse(data []byte) (State, []string, error) {
 	var s State
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	if !gjson.ValidBytes(data) || !gjson.ParseBytes(data).IsObject() {
-		return s, nil, ErrUnreadable
+		return s, nil, errUnreadable
 	}
 	var warnings []string
 	gjson.ParseBytes(data).ForEach(func(k, v gjson.Result) bool {
@@ -186,15 +186,15 @@ type Run struct {
 
 // The run's two files, by name.
 const (
-	StateName  = "state.json"
+	stateName  = "state.json"
 	MemoryName = "MEMORY.md"
 )
 
 // StatePath and MemoryPath are the run's files, absolute; StateRel and MemoryRel the same
 // relative to the project root, with forward slashes, as cairn names them to people and Claude.
-func (r Run) StatePath() string  { return filepath.Join(r.Dir, StateName) }
+func (r Run) StatePath() string  { return filepath.Join(r.Dir, stateName) }
 func (r Run) MemoryPath() string { return filepath.Join(r.Dir, MemoryName) }
-func (r Run) StateRel() string   { return r.Rel + "/" + StateName }
+func (r Run) StateRel() string   { return r.Rel + "/" + stateName }
 func (r Run) MemoryRel() string  { return r.Rel + "/" + MemoryName }
 
 // ErrNoActive means no run is active: .agents/runs/active is missing or empty.

@@ -22,7 +22,7 @@ func TestParseTolerant(t *testing.T) {
 		t.Fatalf("warnings %q", warnings)
 	}
 	for _, bad := range []string{"", "{", "[1]", `"s"`, "{\"a\":1", "nul"} {
-		if _, _, err := Parse([]byte(bad)); !errors.Is(err, ErrUnreadable) {
+		if _, _, err := Parse([]byte(bad)); !errors.Is(err, errUnreadable) {
 			t.Errorf("Parse(%q) err = %v", bad, err)
 		}
 	}
