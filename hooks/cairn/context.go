@@ -61,7 +61,7 @@ func validStatus(s string) bool {
 
 // contextBranch is the branch checkpoints are saved on and listed for: "" outside a git
 // repository, where the original /context-save workflow would record "main"
-// (`git branch --show-current || echo main`), a branch that does not exist; a detached HEAD is its short commit id (project.Branch).
+// (`git branch --show-current || echo main`), a branch that does not exist; a detached HEAD is its short commit id (Project.Branch).
 func contextBranch(p *project.Project) string { return p.Branch() }
 
 // branchText is a branch for the CLI's blocks: "(none: not a git repository)" for "".

@@ -48,8 +48,8 @@ const (
 	maxRecordRunes     = 300
 )
 
-// Empty reports whether r holds nothing to write.
-func (r Record) Empty() bool {
+// empty reports whether r holds nothing to write.
+func (r Record) empty() bool {
 	return len(r.Commands) == 0 && r.LastError == "" && r.LastCommit == "" && r.Question == "" &&
 		r.NextStep == "" && len(r.Requests) == 0 && r.First == "" && len(r.Decisions) == 0
 }
@@ -57,7 +57,7 @@ func (r Record) Empty() bool {
 // RecordBlock writes r as the block a checkpoint's Notes hold, every value redacted and made one
 // line; "" when r is empty.
 func RecordBlock(r Record) string {
-	if r.Empty() {
+	if r.empty() {
 		return ""
 	}
 	var b strings.Builder

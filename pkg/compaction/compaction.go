@@ -6,7 +6,7 @@
 // The route of a PreCompact payload, from hooks/precompact/main.go to the files it writes, is
 // Record, which calls, in order:
 //
-//  1. IdentityOf: the compaction's identity — session, trigger and the transcript's length — from
+//  1. identityOf: the compaction's identity — session, trigger and the transcript's length — from
 //     one stat of the transcript (catalog.CompactionID);
 //  2. activeRun: the active run and its state.json (runstate), resolved and read once;
 //  3. done: whether catalog.Recorded, the session-context snapshot (sessionfile) and the
@@ -42,8 +42,8 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/transcript"
 )
 
-// IdentityOf returns the identity of the compaction in, from one stat of its transcript.
-func IdentityOf(in Input) catalog.CompactionID {
+// identityOf returns the identity of the compaction in, from one stat of its transcript.
+func identityOf(in Input) catalog.CompactionID {
 	id := catalog.CompactionID{Session: in.SessionID, Trigger: in.Trigger, Size: -1}
 	if in.TranscriptPath != "" {
 		// Opened the way it is read (a regular file, without blocking), not merely stat'd.
@@ -106,7 +106,7 @@ func activeRun(p *project.Project, runs *runstate.Runs) run {
 // session-context snapshot, the automatic checkpoint and its timeline line. Every step runs even
 // when another fails; the failures are returned together.
 func Record(p *project.Project, cat *catalog.Catalog, runs *runstate.Runs, in Input) error {
-	id := IdentityOf(in)
+	id := identityOf(in)
 	r := activeRun(p, runs)
 	if !p.DryRun && done(p, cat, id, r) {
 		return nil // a repeat of a compaction recorded whole: nothing would change
@@ -129,7 +129,7 @@ func Record(p *project.Project, cat *catalog.Catalog, runs *runstate.Runs, in In
 // the session-context snapshot and, with an active run, the whiteboard.
 func done(p *project.Project, cat *catalog.Catalog, id catalog.CompactionID, r run) bool {
 	event := id.String()
-	if !cat.Recorded(event) || Recorded(p.Root) != event {
+	if !cat.Recorded(event) || recorded(p.Root) != event {
 		return false
 	}
 	if r.err != nil {
@@ -145,9 +145,9 @@ func done(p *project.Project, cat *catalog.Catalog, id catalog.CompactionID, r r
 // maxWhiteboard bounds the read of MEMORY.md: it is capped at 200 lines.
 const maxWhiteboard = 1 << 20
 
-// Recorded returns the identity, as written, of the last compaction recorded in
+// recorded returns the identity, as written, of the last compaction recorded in
 // session-context.md's snapshot, or "".
-func Recorded(root string) string {
+func recorded(root string) string {
 	data, _, err := safefile.ReadFile(root, sessionfile.Path(root), sessionfile.MaxSize)
 	if err != nil {
 		return ""

@@ -35,7 +35,7 @@ func (t transcriptFile) Any() (bool, error) {
 }
 
 // Missed reports whether PreCompact did not run for the compaction session sid just went through,
-// given last — the identity recorded by the last PreCompact (Recorded) — and the session's
+// given last — the identity recorded by the last PreCompact (recorded) — and the session's
 // transcript. PreCompact records the transcript's length. A client that runs
 // SessionStart(compact) before it appends the compaction's boundary shows no boundary after that
 // length when PreCompact ran; one that writes the boundary first shows exactly one, as the
@@ -70,7 +70,7 @@ func Missed(sid string, last string, tr Boundaries) (bool, error) {
 }
 
 // CompactedSince reports whether a resumed session's transcript shows a compaction after the
-// last snapshot cairn took of it (last, as Recorded returns it), or at all when cairn has none of
+// last snapshot cairn took of it (last, as recorded returns it), or at all when cairn has none of
 // this session: then the whiteboard is handed back as after a compaction.
 func CompactedSince(sid string, last string, tr Boundaries) (bool, error) {
 	if tr == nil {

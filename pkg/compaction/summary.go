@@ -11,7 +11,7 @@ import (
 )
 
 // LastRecorded returns the identity, as written, of the newest compaction of session sid that
-// has an automatic checkpoint in the catalog, or "". Unlike Recorded (the project's last
+// has an automatic checkpoint in the catalog, or "". Unlike recorded (the project's last
 // snapshot, whichever session took it), it is not confused by a parallel session compacting.
 func LastRecorded(cat *catalog.Catalog, sid string) string {
 	c, ok := cat.Latest(checkpoint.KindAuto, sid, "")

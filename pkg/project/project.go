@@ -173,10 +173,10 @@ func SafeName(s string) bool {
 // StateDir is where cairn keeps its private state inside the project.
 func StateDir(root string) string { return filepath.Join(root, ".claude", "state") }
 
-// Branch returns the checked-out branch of the git repository at root by reading HEAD (no git
+// branch returns the checked-out branch of the git repository at root by reading HEAD (no git
 // process): "" outside git, the short commit id when HEAD is detached. HEAD is read as any file
 // of an untrusted project is: regular files only, without blocking, at most a few KiB.
-func Branch(root string) string {
+func branch(root string) string {
 	head, _, err := safefile.ReadFile(root, filepath.Join(".git", "HEAD"), maxGitFile)
 	if errors.Is(err, safefile.ErrNotRegular) || errors.Is(err, syscall.ENOTDIR) {
 		// A worktree or submodule: ".git" is a file "gitdir: <path>", and HEAD lives there.

@@ -69,15 +69,15 @@ func TestBranch(t *testing.T) {
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, ".git"), 0o755)
 	os.WriteFile(filepath.Join(dir, ".git", "HEAD"), []byte("ref: refs/heads/feature/x\n"), 0o644)
-	if b := Branch(dir); b != "feature/x" {
+	if b := branch(dir); b != "feature/x" {
 		t.Errorf("Branch = %q", b)
 	}
 	wt := t.TempDir()
 	os.WriteFile(filepath.Join(wt, ".git"), []byte("gitdir: "+filepath.Join(dir, ".git")+"\n"), 0o644)
-	if b := Branch(wt); b != "feature/x" {
+	if b := branch(wt); b != "feature/x" {
 		t.Errorf("worktree Branch = %q", b)
 	}
-	if b := Branch(t.TempDir()); b != "" {
+	if b := branch(t.TempDir()); b != "" {
 		t.Errorf("no git: %q", b)
 	}
 }

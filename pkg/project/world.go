@@ -16,7 +16,7 @@ import (
 // builds the whole world with one call (projecttest.New).
 //
 // A Project is used by one goroutine at a time (a hook or a command is one); it is passed as a
-// pointer because it memoises what it reads once ([Project.Branch]).
+// pointer because it memoises what it reads once (Project.branch).
 type Project struct {
 	Root   string          // the project root: absolute and cleaned
 	Config string          // Claude Code's config directory; "" when neither CLAUDE_CONFIG_DIR nor HOME is set
@@ -32,10 +32,10 @@ type Project struct {
 	branchRead bool
 }
 
-// Branch is the checked-out branch of Root ([Branch]), read once per process.
+// Branch is the checked-out branch of Root (branch), read once per process.
 func (p *Project) Branch() string {
 	if !p.branchRead {
-		p.branch, p.branchRead = Branch(p.Root), true
+		p.branch, p.branchRead = branch(p.Root), true
 	}
 	return p.branch
 }

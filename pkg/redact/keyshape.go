@@ -52,7 +52,7 @@ func maskKeyShaped(s string) string {
 				b = make([]byte, 0, len(s))
 			}
 			b = append(b, s[done:i]...)
-			b = append(b, Mask...)
+			b = append(b, mask...)
 			done = j
 		}
 		i = j

@@ -24,8 +24,8 @@ import (
 	"sync"
 )
 
-// Mask replaces every secret.
-const Mask = "[REDACTED]"
+// mask replaces every secret.
+const mask = "[REDACTED]"
 
 // rule is one kind of secret: at least one of its needles must occur in the input before re
 // runs (a needle with an uppercase letter must occur as written, an all-lowercase one in any
@@ -54,54 +54,54 @@ func replace(needles []string, expr, repl string) rule {
 var rules = []rule{
 	// A private key, BEGIN to END (PEM and PGP armour); a block cut short (no END line) is
 	// redacted to the end.
-	replace([]string{"private key"}, `-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)`, Mask),
+	replace([]string{"private key"}, `-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)`, mask),
 	// age secret keys and plugin identities (Bech32, upper case).
-	replace([]string{"AGE-SECRET-KEY-1", "AGE-PLUGIN-"}, `\bAGE-(?:SECRET-KEY|PLUGIN-[A-Z0-9]+)-1[0-9A-Z]{20,}`, Mask),
+	replace([]string{"AGE-SECRET-KEY-1", "AGE-PLUGIN-"}, `\bAGE-(?:SECRET-KEY|PLUGIN-[A-Z0-9]+)-1[0-9A-Z]{20,}`, mask),
 	// Anthropic (sk-ant-…) and OpenAI (sk-…, sk-proj-…) keys, short ones too: 20 characters and
 	// more, or 12 and more with a digit among them, which package names (sk-learn-…) lack.
-	{needles: []string{"sk-"}, re: lazy(`\bsk-[A-Za-z0-9_-]{12,}`), repl: Mask, secret: keyLike},
+	{needles: []string{"sk-"}, re: lazy(`\bsk-[A-Za-z0-9_-]{12,}`), repl: mask, secret: keyLike},
 	// Stripe secret and restricted keys, and webhook signing secrets.
-	replace([]string{"k_live_", "k_test_"}, `\b[sr]k_(?:live|test)_[A-Za-z0-9]{10,}`, Mask),
-	replace([]string{"whsec_"}, `\bwhsec_[A-Za-z0-9+/=]{16,}`, Mask),
+	replace([]string{"k_live_", "k_test_"}, `\b[sr]k_(?:live|test)_[A-Za-z0-9]{10,}`, mask),
+	replace([]string{"whsec_"}, `\bwhsec_[A-Za-z0-9+/=]{16,}`, mask),
 	// Google API keys.
-	replace([]string{"AIza"}, `\bAIza[0-9A-Za-z_-]{35}`, Mask),
+	replace([]string{"AIza"}, `\bAIza[0-9A-Za-z_-]{35}`, mask),
 	// npm (36 characters, or more) and Hugging Face access tokens.
-	replace([]string{"npm_"}, `\bnpm_[A-Za-z0-9]{36,}\b`, Mask),
-	replace([]string{"hf_"}, `\bhf_[A-Za-z]{30,}\b`, Mask),
+	replace([]string{"npm_"}, `\bnpm_[A-Za-z0-9]{36,}\b`, mask),
+	replace([]string{"hf_"}, `\bhf_[A-Za-z]{30,}\b`, mask),
 	// A password in a URL: scheme://user:password@host keeps the user (which may be empty,
 	// as in redis://:password@host) and the host. A password with an @ in it runs to the last @.
-	replace([]string{"://"}, `(?i)\b([a-z][a-z0-9+.-]*://[^\s/:@'"]*:)([^\s/'"]+)(@)`, "${1}"+Mask+"${3}"),
+	replace([]string{"://"}, `(?i)\b([a-z][a-z0-9+.-]*://[^\s/:@'"]*:)([^\s/'"]+)(@)`, "${1}"+mask+"${3}"),
 	// Slack incoming-webhook and workflow URLs carry their secret in the path.
-	replace([]string{"hooks.slack.com/"}, `(?i)\b(hooks\.slack\.com/(?:services|workflows|triggers)/)[A-Za-z0-9/_-]+`, "${1}"+Mask),
+	replace([]string{"hooks.slack.com/"}, `(?i)\b(hooks\.slack\.com/(?:services|workflows|triggers)/)[A-Za-z0-9/_-]+`, "${1}"+mask),
 	// GitHub tokens: personal (ghp_), OAuth (gho_), app (ghs_, ghu_), refresh (ghr_), fine-grained.
-	replace([]string{"ghp_", "gho_", "ghs_", "ghu_", "ghr_"}, `\bgh[opsur]_[A-Za-z0-9]{20,}`, Mask),
-	replace([]string{"github_pat_"}, `\bgithub_pat_[A-Za-z0-9_]{20,}`, Mask),
+	replace([]string{"ghp_", "gho_", "ghs_", "ghu_", "ghr_"}, `\bgh[opsur]_[A-Za-z0-9]{20,}`, mask),
+	replace([]string{"github_pat_"}, `\bgithub_pat_[A-Za-z0-9_]{20,}`, mask),
 	// GitLab personal access tokens.
-	replace([]string{"glpat-"}, `\bglpat-[A-Za-z0-9_-]{20,}`, Mask),
+	replace([]string{"glpat-"}, `\bglpat-[A-Za-z0-9_-]{20,}`, mask),
 	// Slack tokens: bot, user, app-level, workspace, refresh, session, client and rotating
 	// ones (xoxb-, xoxp-, xapp-, xoxa-, xoxr-, xoxs-, xoxc-, xoxe-, xoxe.xoxp-, …).
-	replace([]string{"xox", "xapp-"}, `\b(?:xox[a-z](?:\.xox[a-z])?|xapp)-[A-Za-z0-9-]{10,}`, Mask),
+	replace([]string{"xox", "xapp-"}, `\b(?:xox[a-z](?:\.xox[a-z])?|xapp)-[A-Za-z0-9-]{10,}`, mask),
 	// AWS access key ids (long-term AKIA…, temporary ASIA…); a bare secret access key is a
 	// key-shaped token of 40 (keyshape.go).
-	replace([]string{"AKIA", "ASIA"}, `\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`, Mask),
+	replace([]string{"AKIA", "ASIA"}, `\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`, mask),
 	// SendGrid API keys: SG.<22>.<43>.
-	replace([]string{"SG."}, `\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}`, Mask),
+	replace([]string{"SG."}, `\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}`, mask),
 	// Twilio API keys (SK and 32 hex), and an auth token (32 hex) right after an account SID
 	// (AC and 32 hex), which is kept.
-	replace([]string{"SK"}, `\bSK[0-9a-fA-F]{32}\b`, Mask),
-	replace([]string{"AC"}, `\b(AC[0-9a-fA-F]{32}[\s:,;/|=]+)[0-9a-fA-F]{32}\b`, "${1}"+Mask),
+	replace([]string{"SK"}, `\bSK[0-9a-fA-F]{32}\b`, mask),
+	replace([]string{"AC"}, `\b(AC[0-9a-fA-F]{32}[\s:,;/|=]+)[0-9a-fA-F]{32}\b`, "${1}"+mask),
 	// Grafana service-account and cloud tokens.
-	replace([]string{"glsa_", "glc_"}, `\b(?:glsa_[A-Za-z0-9_]{32,}|glc_[A-Za-z0-9+/=_-]{32,})`, Mask),
+	replace([]string{"glsa_", "glc_"}, `\b(?:glsa_[A-Za-z0-9_]{32,}|glc_[A-Za-z0-9+/=_-]{32,})`, mask),
 	// DigitalOcean personal, OAuth and refresh tokens.
-	replace([]string{"_v1_"}, `\bdo[opr]_v1_[A-Za-z0-9]{32,}`, Mask),
+	replace([]string{"_v1_"}, `\bdo[opr]_v1_[A-Za-z0-9]{32,}`, mask),
 	// Azure storage and service-bus connection strings (AccountKey=…;), and SAS signatures.
-	replace([]string{"accountkey", "sharedaccesskey"}, `(?i)\b((?:Account|SharedAccess)Key\s*=\s*)[^;\s"']+`, "${1}"+Mask),
-	replace([]string{"sig="}, `([?&]sig=)[^&\s"'#]+`, "${1}"+Mask),
+	replace([]string{"accountkey", "sharedaccesskey"}, `(?i)\b((?:Account|SharedAccess)Key\s*=\s*)[^;\s"']+`, "${1}"+mask),
+	replace([]string{"sig="}, `([?&]sig=)[^&\s"'#]+`, "${1}"+mask),
 	// JSON web tokens: three base64url parts, the first two JSON objects ("eyJ").
-	replace([]string{"eyJ"}, `\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`, Mask),
+	replace([]string{"eyJ"}, `\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`, mask),
 	// Authorization: Bearer <token>, and Basic <base64 of user:password>.
-	replace([]string{"bearer"}, `(?i)\b(bearer\s+)[A-Za-z0-9._~+/=-]{16,}`, "${1}"+Mask),
-	replace([]string{"basic"}, `(?i)\b(authorization["']?\s*[:=]\s*["']?basic\s+)[A-Za-z0-9+/]{8,}={0,2}`, "${1}"+Mask),
+	replace([]string{"bearer"}, `(?i)\b(bearer\s+)[A-Za-z0-9._~+/=-]{16,}`, "${1}"+mask),
+	replace([]string{"basic"}, `(?i)\b(authorization["']?\s*[:=]\s*["']?basic\s+)[A-Za-z0-9+/]{8,}={0,2}`, "${1}"+mask),
 	// Passwords on command lines: curl -u user:password (and --user, -U, --proxy-user) keeps
 	// the user; mysql -ppassword (no blank: "-p db" asks and names a database). --password=… is
 	// a pair.
@@ -110,7 +110,7 @@ var rules = []rule{
 	// netrc: "machine h login u password X", on one line or several ("default" and then a
 	// login for the entry that matches any host). Prose ("the default password is") is not an
 	// entry.
-	replace([]string{"password"}, `(?i)\b((?:machine\s+\S+|default(?:\s+(?:login|account|port)\s+\S+)+)(?:\s+(?:login|account|port)\s+\S+)*\s+password\s+)[^\s\[]\S*`, "${1}"+Mask),
+	replace([]string{"password"}, `(?i)\b((?:machine\s+\S+|default(?:\s+(?:login|account|port)\s+\S+)+)(?:\s+(?:login|account|port)\s+\S+)*\s+password\s+)[^\s\[]\S*`, "${1}"+mask),
 	// key=value and key: value pairs whose key names a secret (aws_secret_access_key, DB_PASSWORD,
 	// MYSQL_PWD, "api_key": "…", token := …). The value is a quoted string or a run of non-blank
 	// characters.
@@ -186,7 +186,7 @@ func curlUsers(s string) string {
 			if !ok || !isSecretValue(pw) {
 				return m
 			}
-			return flag + quote + user + ":" + Mask + quote
+			return flag + quote + user + ":" + mask + quote
 		})
 	})
 }
@@ -208,7 +208,7 @@ func mysqlPasswords(s string) string {
 			if !isSecretValue(body) {
 				return m
 			}
-			return sub[1] + quote + Mask + quote
+			return sub[1] + quote + mask + quote
 		})
 	})
 }
@@ -224,7 +224,7 @@ func unquote(arg string) (quote, body string) {
 // isSecretValue reports a value worth masking: not empty, not already masked, not a variable
 // reference ($DB_PASSWORD).
 func isSecretValue(v string) bool {
-	return v != "" && v != Mask && !strings.HasPrefix(v, "$")
+	return v != "" && v != mask && !strings.HasPrefix(v, "$")
 }
 
 // redactPairs masks the values of secret-named pairs, keeping the key and the separator. A value
@@ -284,7 +284,7 @@ func maskPairs(s string) string {
 		sub := re.FindStringSubmatch(m)
 		key, sep, val := sub[1], sub[2], sub[3]
 		bare := strings.Trim(val, `"'`)
-		if bare == "" || bare == Mask || strings.HasPrefix(bare, "$") {
+		if bare == "" || bare == mask || strings.HasPrefix(bare, "$") {
 			return m // empty, already masked, or a variable reference ($DB_PASSWORD), not a secret
 		}
 		if !strings.Contains(sep, "=") && isProseWord(val) {
@@ -294,7 +294,7 @@ func maskPairs(s string) string {
 		if val[0] == '"' || val[0] == '\'' {
 			quote = val[:1]
 		}
-		return key + sep + quote + Mask + quote
+		return key + sep + quote + mask + quote
 	})
 }
 

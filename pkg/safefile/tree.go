@@ -29,8 +29,8 @@ import (
 // ErrOutside reports a path that would leave its tree.
 var ErrOutside = errors.New("path leaves the project root")
 
-// Within reports whether the cleaned absolute path p is root itself or below it, lexically.
-func Within(root, p string) bool {
+// within reports whether the cleaned absolute path p is root itself or below it, lexically.
+func within(root, p string) bool {
 	rel, err := filepath.Rel(root, p)
 	if err != nil {
 		return false
@@ -196,7 +196,7 @@ func Confine(root, p string) (string, error) {
 		p = filepath.Join(root, p)
 	}
 	p = filepath.Clean(p)
-	if !Within(root, p) {
+	if !within(root, p) {
 		return "", fmt.Errorf("%s: %w", p, ErrOutside)
 	}
 	rel, err := filepath.Rel(root, p)

@@ -184,7 +184,7 @@ func (d Disk) Under(dirs ...string) Writer {
 // find returns the tree path lies in, and path relative to it.
 func find(roots []string, path string) (string, *os.Root, string, error) {
 	for _, root := range roots {
-		if !filepath.IsAbs(path) || Within(filepath.Clean(root), filepath.Clean(path)) {
+		if !filepath.IsAbs(path) || within(filepath.Clean(root), filepath.Clean(path)) {
 			r, rel, err := at(root, path)
 			if err != nil {
 				return "", nil, "", err
@@ -221,7 +221,7 @@ func findDir(roots []string, path string) (*os.Root, string, error) {
 // readable file name, plus a short hash so that different paths never share a name.
 func lockName(home, path string) string {
 	rel, err := filepath.Rel(home, path)
-	if err != nil || !Within(home, path) {
+	if err != nil || !within(home, path) {
 		rel = path
 	}
 	h := fnv.New32a()

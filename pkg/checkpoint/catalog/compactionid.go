@@ -6,7 +6,7 @@ import (
 )
 
 // The compaction's identity is defined beside the catalog, which is keyed by it, and below
-// package compaction, which builds it (compaction.IdentityOf) and holds the policy about a missed
+// package compaction, which builds it (identityOf) and holds the policy about a missed
 // or repeated PreCompact: the catalog cannot import compaction, which opens the catalog.
 
 // CompactionID is a compaction's identity (docs/DESIGN.md, Facts about Claude Code): the same

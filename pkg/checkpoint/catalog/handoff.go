@@ -18,14 +18,14 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/timeline"
 )
 
-// StatusHandoff is the status of a hand-off checkpoint, as auto is an automatic one's.
-const StatusHandoff = "handoff"
+// statusHandoff is the status of a hand-off checkpoint, as auto is an automatic one's.
+const statusHandoff = "handoff"
 
 // Bounds on what a hand-off copies (docs/DESIGN.md, Invariants: "Bounded").
 const (
 	maxHandoffPrompts = 3
 	maxReplyRunes     = 1500 // the tail of Claude's last message
-	MaxDoingRunes     = 160  // the one line of what the session was doing
+	maxDoingRunes     = 160  // the one line of what the session was doing
 )
 
 // HandoffInput is what SessionEnd knows of a session that did work.
@@ -73,7 +73,7 @@ func (x *Catalog) Handoff(in HandoffInput) (checkpoint.Saved, error) {
 		}
 		return Entry{
 			File: saved.Rel, Kind: checkpoint.KindHandoff, Session: in.SessionID, Branch: in.Branch, Time: in.Now,
-			Size: in.Size, Line: plain.Field(in.Doing, MaxDoingRunes), Tasks: in.Tasks,
+			Size: in.Size, Line: plain.Field(in.Doing, maxDoingRunes), Tasks: in.Tasks,
 		}, true, old, nil
 	})
 	if saved.Rel == "" {
@@ -86,13 +86,13 @@ func (x *Catalog) Handoff(in HandoffInput) (checkpoint.Saved, error) {
 }
 
 func handoffEntry(in HandoffInput) checkpoint.Entry {
-	doing := plain.Field(in.Doing, MaxDoingRunes)
+	doing := plain.Field(in.Doing, maxDoingRunes)
 	title := "session-handoff"
 	if doing != "" {
 		title = "handoff " + doing
 	}
 	e := checkpoint.Entry{
-		Title: title, Status: StatusHandoff, Kind: checkpoint.KindHandoff, Branch: in.Branch, Time: in.Now,
+		Title: title, Status: statusHandoff, Kind: checkpoint.KindHandoff, Branch: in.Branch, Time: in.Now,
 		Files: in.Files, Session: in.SessionID,
 	}
 	if !in.Started.IsZero() && !in.Now.Before(in.Started) {
@@ -255,7 +255,7 @@ func ReadHandoff(root, path string) (h HandoffFile, ok bool) {
 			}
 		}
 		if d, found := strings.CutPrefix(l, workingOnLine); found && h.Doing == "" {
-			h.Doing = plain.Line(d, MaxDoingRunes)
+			h.Doing = plain.Line(d, maxDoingRunes)
 		}
 	}
 	return h, h.Session != "" && h.Session != "(unknown)"
