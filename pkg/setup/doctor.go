@@ -42,14 +42,14 @@ const (
 
 // The outcomes of a check, as the report prints them.
 const (
-	StatusOK   = "ok"
-	StatusWarn = "warn"
-	StatusFail = "FAIL" // the install is broken: cairn doctor exits 1
+	statusOK   = "ok"
+	statusWarn = "warn"
+	statusFail = "FAIL" // the install is broken: cairn doctor exits 1
 )
 
 // Finding is one line of the report: a check's outcome and what it found.
 type Finding struct {
-	Status string `json:"status"` // StatusOK, StatusWarn or StatusFail
+	Status string `json:"status"` // statusOK, statusWarn or statusFail
 	Check  string `json:"check"`
 	Detail string `json:"detail"`
 }
@@ -106,7 +106,7 @@ type Report struct {
 func (r Report) Failed() int {
 	n := 0
 	for _, f := range r.Findings {
-		if f.Status == StatusFail {
+		if f.Status == statusFail {
 			n++
 		}
 	}
@@ -125,15 +125,15 @@ func Doctor(ctx context.Context, p *project.Project, o DoctorOptions) Report {
 		files = p.Files
 	}
 	d := &doctor{ctx: ctx, root: p.Root, config: p.Config, env: p.Env, now: p.Now, self: o.Self, fix: o.Fix, dryRun: o.DryRun, files: files}
-	d.add(StatusOK, "cairn", "version %s at %s; project %s", version.String(), d.self, d.root)
+	d.add(statusOK, "cairn", "version %s at %s; project %s", version.String(), d.self, d.root)
 	d.client = doctorClient(d.env)
 	switch claude := lookPath(d.env, "claude", runtime.GOOS); {
 	case d.client.known:
-		d.add(StatusOK, "client", "%s (%s)", d.client, d.client.from)
+		d.add(statusOK, "client", "%s (%s)", d.client, d.client.from)
 	case claude == "":
-		d.add(StatusWarn, "client", "no Claude Code found: no claude on PATH; the hooks run once it is installed (a client elsewhere, such as an IDE's, is taken for a current one: set %s to its version to check the wiring against it)", ClientVersionEnv)
+		d.add(statusWarn, "client", "no Claude Code found: no claude on PATH; the hooks run once it is installed (a client elsewhere, such as an IDE's, is taken for a current one: set %s to its version to check the wiring against it)", ClientVersionEnv)
 	default:
-		d.add(StatusWarn, "client", "%s, version unknown (doctor reads it from an npm or native install's files, and runs nothing): the wiring is checked for a current Claude Code; set %s to its version", claude, ClientVersionEnv)
+		d.add(statusWarn, "client", "%s, version unknown (doctor reads it from an npm or native install's files, and runs nothing): the wiring is checked for a current Claude Code; set %s to its version", claude, ClientVersionEnv)
 	}
 
 	cli := d.checkHooks()
@@ -230,13 +230,13 @@ func (d *doctor) checkHooks() (cli string) {
 			continue
 		}
 		if err != nil {
-			d.add(StatusFail, "settings", "%s: %v", path, err)
+			d.add(statusFail, "settings", "%s: %v", path, err)
 			continue
 		}
 		read++
 		es, err := settings.Entries(data, own)
 		if err != nil {
-			d.add(StatusFail, "settings", "%s: %s (Claude Code may ignore the whole file)", path,
+			d.add(statusFail, "settings", "%s: %s (Claude Code may ignore the whole file)", path,
 				strings.TrimPrefix(err.Error(), settings.ErrInvalid.Error()+": "))
 			continue
 		}
@@ -247,20 +247,20 @@ func (d *doctor) checkHooks() (cli string) {
 				n++
 			}
 		}
-		d.add(StatusOK, "settings", "%s: valid, %d of cairn's hook entries", path, n)
+		d.add(statusOK, "settings", "%s: valid, %d of cairn's hook entries", path, n)
 	}
 	d.plugins = d.findPlugins()
 	if read == 0 && len(d.plugins) == 0 {
-		d.add(StatusFail, "settings", "no settings file found (%s): run cairn install", strings.Join(d.settingsFiles(), ", "))
+		d.add(statusFail, "settings", "no settings file found (%s): run cairn install", strings.Join(d.settingsFiles(), ", "))
 	}
 	for _, p := range d.plugins {
 		switch {
 		case p.root == "":
-			d.add(StatusFail, "plugin", "%s: its directory is not found in %s: reinstall it with claude plugin install %s", p, filepath.Join(d.config, "plugins"), p.id)
+			d.add(statusFail, "plugin", "%s: its directory is not found in %s: reinstall it with claude plugin install %s", p, filepath.Join(d.config, "plugins"), p.id)
 		case len(p.hooks) == 0:
-			d.add(StatusFail, "plugin", "%s at %s wires none of cairn's hooks: rebuild it with cairn plugin build", p, p.root)
+			d.add(statusFail, "plugin", "%s at %s wires none of cairn's hooks: rebuild it with cairn plugin build", p, p.root)
 		default:
-			d.add(StatusOK, "plugin", "%s at %s", p, p.root)
+			d.add(statusOK, "plugin", "%s at %s", p, p.root)
 		}
 	}
 	cli = d.self
@@ -280,7 +280,7 @@ func (d *doctor) checkHooks() (cli string) {
 		check := "hook " + spec.event
 		switch {
 		case len(here)+len(fromPlugins) == 0:
-			d.add(StatusFail, check, "not wired: run cairn install")
+			d.add(statusFail, check, "not wired: run cairn install")
 			continue
 		case len(fromPlugins) > 0 && len(here) > 0:
 			// A plugin's hooks and a settings file's are not deduplicated: both run
@@ -290,7 +290,7 @@ func (d *doctor) checkHooks() (cli string) {
 			for _, w := range here {
 				where = append(where, w.Executable()+" in "+w.file+" (remove it: "+d.uninstallAdvice(w.file, w.Executable())+")")
 			}
-			d.add(StatusFail, check, "wired %d times, by the %s and in settings: %s: each would run on every event; keep one, the plugin: remove the settings install",
+			d.add(statusFail, check, "wired %d times, by the %s and in settings: %s: each would run on every event; keep one, the plugin: remove the settings install",
 				len(here)+len(fromPlugins), fromPlugins[0], strings.Join(where, "; "))
 			continue
 		case len(fromPlugins) > 1:
@@ -298,7 +298,7 @@ func (d *doctor) checkHooks() (cli string) {
 			for _, p := range fromPlugins {
 				ids = append(ids, p.id)
 			}
-			d.add(StatusFail, check, "wired %d times, by the plugins %s: each would run on every event; disable all but one with claude plugin disable <id>",
+			d.add(statusFail, check, "wired %d times, by the plugins %s: each would run on every event; disable all but one with claude plugin disable <id>",
 				len(fromPlugins), strings.Join(ids, ", "))
 			continue
 		case len(fromPlugins) == 1:
@@ -312,34 +312,34 @@ func (d *doctor) checkHooks() (cli string) {
 					fixes = append(fixes, fix)
 				}
 			}
-			d.add(StatusFail, check, "wired %d times (%s): it would run more than once; keep one install and remove the others: %s",
+			d.add(statusFail, check, "wired %d times (%s): it would run more than once; keep one install and remove the others: %s",
 				len(here), strings.Join(where, "; "), strings.Join(fixes, "; or "))
 			continue
 		}
 		w := here[0]
 		prog := w.Executable()
 		if name := strings.TrimSuffix(filepath.Base(filepath.FromSlash(prog)), ".exe"); name != spec.binary {
-			d.add(StatusFail, check, "runs %s, which is cairn's %s hook, not %s: run cairn install", prog, name, spec.binary)
+			d.add(statusFail, check, "runs %s, which is cairn's %s hook, not %s: run cairn install", prog, name, spec.binary)
 			continue
 		}
 		v, err := installedVersion(filepath.FromSlash(expandProjectDir(prog, d.root)), spec.binary)
 		if err != nil {
-			d.add(StatusFail, check, "%v (wired in %s): a hook that cannot start is silently skipped; reinstall with install.sh", err, w.file)
+			d.add(statusFail, check, "%v (wired in %s): a hook that cannot start is silently skipped; reinstall with install.sh", err, w.file)
 			continue
 		}
 		if v != version.String() {
-			d.add(StatusFail, check, "%s is version %s but this cairn is %s: reinstall with install.sh", prog, v, version.String())
+			d.add(statusFail, check, "%s is version %s but this cairn is %s: reinstall with install.sh", prog, v, version.String())
 			continue
 		}
 		cli = filepath.Join(filepath.Dir(filepath.FromSlash(prog)), settings.CLIName+exe())
 		cl := d.client
 		if w.Exec && cl.known && !cl.execForm() && needsQuoting(prog) {
-			d.add(StatusFail, check, "%s in %s is in exec form, but %s runs every hook command through /bin/sh (exec form needs %s), which cannot run this path unquoted: the hook cannot start; run cairn install to rewrite it in shell form",
+			d.add(statusFail, check, "%s in %s is in exec form, but %s runs every hook command through /bin/sh (exec form needs %s), which cannot run this path unquoted: the hook cannot start; run cairn install to rewrite it in shell form",
 				prog, w.file, cl, execFormSince)
 			continue
 		}
 		if w.Exec && !cl.known && needsQuoting(prog) {
-			d.add(StatusWarn, check, "%s in %s is in exec form, which a Claude Code older than %s runs through /bin/sh, where this path cannot start unquoted; no client version was found to tell which you have: run cairn install --claude-version <version> to wire for it", prog, w.file, execFormSince)
+			d.add(statusWarn, check, "%s in %s is in exec form, which a Claude Code older than %s runs through /bin/sh, where this path cannot start unquoted; no client version was found to tell which you have: run cairn install --claude-version <version> to wire for it", prog, w.file, execFormSince)
 		}
 		form := "exec form"
 		if !w.Exec {
@@ -349,23 +349,23 @@ func (d *doctor) checkHooks() (cli string) {
 		if w.Timeout > 0 {
 			timeout = fmt.Sprintf("timeout %g s", w.Timeout)
 		}
-		d.add(StatusOK, check, "%s (%s, %s, %s) in %s", prog, v, form, timeout, w.file)
+		d.add(statusOK, check, "%s (%s, %s, %s) in %s", prog, v, form, timeout, w.file)
 		switch {
 		case w.Matcher != "" && w.Matcher != "*":
-			d.add(StatusWarn, check, "matcher %q: cairn's hooks gate themselves and a matcher can make Claude Code skip them; run cairn install to clear it", w.Matcher)
+			d.add(statusWarn, check, "matcher %q: cairn's hooks gate themselves and a matcher can make Claude Code skip them; run cairn install to clear it", w.Matcher)
 		case !w.Exec && cl.known && !cl.execForm():
 			// The form this client needs.
 		case !w.Exec && cl.known:
-			d.add(StatusWarn, check, "shell form: the command goes through a shell, but %s spawns hooks directly in exec form; run cairn install to rewrite it", cl)
+			d.add(statusWarn, check, "shell form: the command goes through a shell, but %s spawns hooks directly in exec form; run cairn install to rewrite it", cl)
 		case !w.Exec:
-			d.add(StatusWarn, check, "shell form: the command goes through a shell; run cairn install to write it in exec form")
+			d.add(statusWarn, check, "shell form: the command goes through a shell; run cairn install to write it in exec form")
 		case spec.event == "SessionEnd" && w.Timeout == 0:
-			d.add(StatusWarn, check, "no timeout: SessionEnd hooks then share a 1.5 s budget; run cairn install to set one")
+			d.add(statusWarn, check, "no timeout: SessionEnd hooks then share a 1.5 s budget; run cairn install to set one")
 		}
 	}
 	for _, w := range mine {
 		if !slices.ContainsFunc(hookSpecs, func(s hookSpec) bool { return s.event == w.Event }) {
-			d.add(StatusFail, "hook "+w.Event, "cairn's %s is wired under an event cairn does not serve (in %s): run cairn install to remove it", w.Executable(), w.file)
+			d.add(statusFail, "hook "+w.Event, "cairn's %s is wired under an event cairn does not serve (in %s): run cairn install to remove it", w.Executable(), w.file)
 		}
 	}
 	return cli
@@ -378,16 +378,16 @@ func (d *doctor) checkPluginHook(check string, spec hookSpec, p cairnPlugin) (cl
 	path := h.path
 	v, err := installedVersion(path, spec.binary)
 	if err != nil {
-		d.add(StatusFail, check, "%v (%s): a hook that cannot start is silently skipped; rebuild the plugin with cairn plugin build and reinstall it", err, p)
+		d.add(statusFail, check, "%v (%s): a hook that cannot start is silently skipped; rebuild the plugin with cairn plugin build and reinstall it", err, p)
 		return d.self
 	}
 	if v != version.String() {
-		d.add(StatusFail, check, "%s is version %s but this cairn is %s: run the plugin's own %s doctor, or update the plugin",
+		d.add(statusFail, check, "%s is version %s but this cairn is %s: run the plugin's own %s doctor, or update the plugin",
 			path, v, version.String(), filepath.Join(p.root, pluginBin, settings.CLIName+exeSuffix(p.goos)))
 		return d.self
 	}
 	if cl := d.client; cl.known && !cl.execForm() && needsQuoting(filepath.ToSlash(p.root)) {
-		d.add(StatusFail, check, "%s runs every hook command through /bin/sh (exec form needs %s), which cannot run %s unquoted: the hooks of the %s cannot start; install the plugin where its path needs no quoting, or use cairn install",
+		d.add(statusFail, check, "%s runs every hook command through /bin/sh (exec form needs %s), which cannot run %s unquoted: the hooks of the %s cannot start; install the plugin where its path needs no quoting, or use cairn install",
 			cl, execFormSince, filepath.ToSlash(path), p)
 		return d.self
 	}
@@ -395,7 +395,7 @@ func (d *doctor) checkPluginHook(check string, spec hookSpec, p cairnPlugin) (cl
 	if h.timeout > 0 {
 		timeout = fmt.Sprintf("timeout %g s", h.timeout)
 	}
-	d.add(StatusOK, check, "%s (%s, exec form, %s) from the %s", path, v, timeout, p)
+	d.add(statusOK, check, "%s (%s, exec form, %s) from the %s", path, v, timeout, p)
 	return filepath.Join(p.root, pluginBin, settings.CLIName+exeSuffix(p.goos))
 }
 
@@ -425,15 +425,15 @@ func (d *doctor) checkSkills(cli string) {
 		want, err := skills.Render(name, filepath.ToSlash(cli), skills.ToolsInstalled)
 		switch {
 		case err != nil:
-			d.add(StatusFail, check, "%v", err)
+			d.add(statusFail, check, "%v", err)
 		case path == "":
-			d.add(StatusWarn, check, "not installed: run cairn install")
+			d.add(statusWarn, check, "not installed: run cairn install")
 		case !skills.IsCairn(data):
-			d.add(StatusWarn, check, "%s is not cairn's, and Claude Code uses it", path)
+			d.add(statusWarn, check, "%s is not cairn's, and Claude Code uses it", path)
 		case string(data) != string(want):
-			d.add(StatusWarn, check, "%s is from another cairn version or path: run cairn install", path)
+			d.add(statusWarn, check, "%s is from another cairn version or path: run cairn install", path)
 		default:
-			d.add(StatusOK, check, "%s", path)
+			d.add(statusOK, check, "%s", path)
 		}
 	}
 }
@@ -487,16 +487,16 @@ func (d *doctor) checkPluginSkill(check, name string, p cairnPlugin, path string
 	want, rerr := skills.Render(name, settings.CLIName, skills.ToolsPlugin)
 	switch {
 	case rerr != nil:
-		d.add(StatusFail, check, "%v", rerr)
+		d.add(statusFail, check, "%v", rerr)
 	case err != nil:
-		d.add(StatusWarn, check, "the %s has no %s: rebuild it with cairn plugin build", p, pp)
+		d.add(statusWarn, check, "the %s has no %s: rebuild it with cairn plugin build", p, pp)
 	case string(got) != string(want):
-		d.add(StatusWarn, check, "%s is from another cairn version: update the plugin", pp)
+		d.add(statusWarn, check, "%s is from another cairn version: update the plugin", pp)
 	case path != "" && skills.IsCairn(data):
-		d.add(StatusWarn, check, "/%s:%s comes from the %s, and cairn's /%s is installed in %s too: Claude Code offers both; remove the settings install (%s)",
+		d.add(statusWarn, check, "/%s:%s comes from the %s, and cairn's /%s is installed in %s too: Claude Code offers both; remove the settings install (%s)",
 			pluginName, name, p, name, path, d.skillAdvice(path))
 	default:
-		d.add(StatusOK, check, "/%s:%s from the %s", pluginName, name, p)
+		d.add(statusOK, check, "/%s:%s from the %s", pluginName, name, p)
 	}
 }
 
@@ -507,7 +507,7 @@ func (d *doctor) checkState() {
 	items, err := store.List()
 	switch {
 	case err != nil:
-		d.add(StatusFail, "parked items", "%v", err)
+		d.add(statusFail, "parked items", "%v", err)
 	default:
 		today := d.now()
 		stale, expired := 0, 0
@@ -522,16 +522,16 @@ func (d *doctor) checkState() {
 		detail := fmt.Sprintf("%d open (%d stale, %d past %d days) in %s", len(items), stale, expired, parking.ExpireDays, sessionfile.Path(d.root))
 		switch {
 		case len(items) >= parking.MaxOpen:
-			d.add(StatusWarn, "parked items", "%s: nothing more is parked until some are archived (/session archive)", detail)
+			d.add(statusWarn, "parked items", "%s: nothing more is parked until some are archived (/session archive)", detail)
 		case expired > 0:
-			d.add(StatusWarn, "parked items", "%s: SessionStart or SessionEnd should have removed the expired ones; is the hook wired?", detail)
+			d.add(statusWarn, "parked items", "%s: SessionStart or SessionEnd should have removed the expired ones; is the hook wired?", detail)
 		default:
-			d.add(StatusOK, "parked items", "%s", detail)
+			d.add(statusOK, "parked items", "%s", detail)
 		}
 	}
 
 	if ss, err := (registry.Registry{Root: d.root}).Sessions(); err != nil {
-		d.add(StatusFail, "sessions", "%v", err)
+		d.add(statusFail, "sessions", "%v", err)
 	} else {
 		active := 0
 		for _, s := range ss {
@@ -539,36 +539,36 @@ func (d *doctor) checkState() {
 				active++
 			}
 		}
-		d.add(StatusOK, "sessions", "%d recorded, %d active, in %s", len(ss), active, filepath.Join(d.root, registry.File))
+		d.add(statusOK, "sessions", "%d recorded, %d active, in %s", len(ss), active, filepath.Join(d.root, registry.File))
 	}
 
 	r, err := runstate.Active(d.root)
 	switch {
 	case errors.Is(err, runstate.ErrNoActive):
-		d.add(StatusOK, "run", "no active run")
+		d.add(statusOK, "run", "no active run")
 		return
 	case err != nil:
-		d.add(StatusFail, "run", "%v: fix it or end the run with cairn run end", err)
+		d.add(statusFail, "run", "%v: fix it or end the run with cairn run end", err)
 		return
 	}
 	data, _, err := safefile.ReadFile(d.root, r.StatePath(), maxConfig)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		d.add(StatusWarn, "run", "%s/state.json is missing: cairn run set creates it", r.Rel)
+		d.add(statusWarn, "run", "%s/state.json is missing: cairn run set creates it", r.Rel)
 	case err != nil:
-		d.add(StatusFail, "run", "%s/state.json: %v", r.Rel, err)
+		d.add(statusFail, "run", "%s/state.json: %v", r.Rel, err)
 	default:
 		d.checkStateJSON(r, data)
 	}
 	mem, _, err := safefile.ReadFile(d.root, r.MemoryPath(), maxConfig)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		d.add(StatusWarn, "run", "%s/MEMORY.md is missing: the next PreCompact creates it", r.Rel)
+		d.add(statusWarn, "run", "%s/MEMORY.md is missing: the next PreCompact creates it", r.Rel)
 	case err != nil:
-		d.add(StatusFail, "run", "%s/MEMORY.md: %v", r.Rel, err)
+		d.add(statusFail, "run", "%s/MEMORY.md: %v", r.Rel, err)
 	default:
 		if n := strings.Count(string(mem), "\n"); n > runstate.WhiteboardLines {
-			d.add(StatusWarn, "run", "%s/MEMORY.md has %d lines, over the whiteboard's %d: shorten its prose", r.Rel, n, runstate.WhiteboardLines)
+			d.add(statusWarn, "run", "%s/MEMORY.md has %d lines, over the whiteboard's %d: shorten its prose", r.Rel, n, runstate.WhiteboardLines)
 		}
 	}
 }
@@ -577,14 +577,14 @@ func (d *doctor) checkState() {
 func (d *doctor) checkStateJSON(r runstate.Run, data []byte) {
 	st, warnings, err := runstate.Parse(data)
 	if err != nil {
-		d.add(StatusFail, "run", "%s/state.json: %v", r.Rel, err)
+		d.add(statusFail, "run", "%s/state.json: %v", r.Rel, err)
 		return
 	}
 	bad := false
 	for _, w := range warnings {
-		status := StatusWarn
+		status := statusWarn
 		if strings.Contains(w, "nested") {
-			status, bad = StatusFail, true // the contract forbids it: grep/sed readers break
+			status, bad = statusFail, true // the contract forbids it: grep/sed readers break
 		}
 		d.add(status, "run", "%s/%s", r.Rel, w)
 	}
@@ -592,14 +592,14 @@ func (d *doctor) checkStateJSON(r runstate.Run, data []byte) {
 	gjson.ParseBytes(data).ForEach(func(k, _ gjson.Result) bool {
 		line := strings.Count(string(data[:k.Index]), "\n") + 1
 		if other, dup := lines[line]; dup && !bad {
-			d.add(StatusWarn, "run", "%s/state.json has %q and %q on line %d: grep and sed readers expect one key per line (cairn run set rewrites it so)", r.Rel, other, k.Str, line)
+			d.add(statusWarn, "run", "%s/state.json has %q and %q on line %d: grep and sed readers expect one key per line (cairn run set rewrites it so)", r.Rel, other, k.Str, line)
 			bad = true
 		}
 		lines[line] = k.Str
 		return true
 	})
 	if !bad {
-		d.add(StatusOK, "run", "%s active: state.json flat with %d keys, phase %q", r.Rel, len(st.Keys()), st.Get("phase"))
+		d.add(statusOK, "run", "%s active: state.json flat with %d keys, phase %q", r.Rel, len(st.Keys()), st.Get("phase"))
 	}
 }
 
@@ -607,13 +607,13 @@ func (d *doctor) checkStateJSON(r runstate.Run, data []byte) {
 // transcripts: how often each ran, how long it took (durationMs), and how often it failed.
 func (d *doctor) checkLatency(cli string) {
 	if d.config == "" {
-		d.add(StatusWarn, "latency", "no Claude config directory (neither CLAUDE_CONFIG_DIR nor HOME is set)")
+		d.add(statusWarn, "latency", "no Claude config directory (neither CLAUDE_CONFIG_DIR nor HOME is set)")
 		return
 	}
 	dir := filepath.Join(d.config, "projects", project.Slug(d.root))
 	paths, err := newestTranscripts(dir, recentTranscripts)
 	if err != nil {
-		d.add(StatusWarn, "latency", "%s: %v", dir, err)
+		d.add(statusWarn, "latency", "%s: %v", dir, err)
 		return
 	}
 	own := owner(filepath.Dir(cli))
@@ -637,7 +637,7 @@ func (d *doctor) checkLatency(cli string) {
 	for _, p := range paths {
 		runs, err := transcript.HookRuns(p, transcriptMaxBytes)
 		if err != nil {
-			d.add(StatusWarn, "latency", "%s: %v", p, err)
+			d.add(statusWarn, "latency", "%s: %v", p, err)
 			continue
 		}
 		for _, r := range runs {
@@ -649,7 +649,7 @@ func (d *doctor) checkLatency(cli string) {
 		}
 	}
 	if len(byEvent) == 0 {
-		d.add(StatusOK, "latency", "no runs of cairn's hooks recorded yet in %d transcript(s) under %s", len(paths), dir)
+		d.add(statusOK, "latency", "no runs of cairn's hooks recorded yet in %d transcript(s) under %s", len(paths), dir)
 		return
 	}
 	for _, spec := range hookSpecs {
@@ -663,11 +663,11 @@ func (d *doctor) checkLatency(cli string) {
 			l.Runs, len(paths), l.MedianMs, l.MaxMs, l.TimedOut, l.Failed)
 		switch {
 		case l.TimedOut > 0 || l.Failed > 0:
-			d.add(StatusWarn, "latency "+spec.event, "%s: see cairn.log under .claude/state/ and claude --debug", detail)
+			d.add(statusWarn, "latency "+spec.event, "%s: see cairn.log under .claude/state/ and claude --debug", detail)
 		case spec.event == "SessionEnd" && l.MaxMs >= sessionEndBudgetMs:
-			d.add(StatusWarn, "latency "+spec.event, "%s: over the %d ms SessionEnd budget", detail, sessionEndBudgetMs)
+			d.add(statusWarn, "latency "+spec.event, "%s: over the %d ms SessionEnd budget", detail, sessionEndBudgetMs)
 		default:
-			d.add(StatusOK, "latency "+spec.event, "%s", detail)
+			d.add(statusOK, "latency "+spec.event, "%s", detail)
 		}
 	}
 }

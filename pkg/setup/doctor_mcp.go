@@ -62,12 +62,12 @@ func (d *doctor) checkMCP() {
 			e, ok = settings.MCPEntryOf(data, settings.Owner{BinDirs: []string{filepath.Dir(filepath.FromSlash(raw.Get("command").String()))}})
 		}
 		if !ok {
-			d.add(StatusFail, check, "%s registers a server named %s that is not cairn's (command %s): Claude Code would offer its tools as cairn's (mcp__%s__*); remove that entry, or run cairn install to replace it with cairn's",
+			d.add(statusFail, check, "%s registers a server named %s that is not cairn's (command %s): Claude Code would offer its tools as cairn's (mcp__%s__*); remove that entry, or run cairn install to replace it with cairn's",
 				f, settings.MCPServer, plain.Name(raw.Get("command").String()), settings.MCPServer)
 			continue
 		}
 		if extra := settings.MCPShape(raw); extra != "" {
-			d.add(StatusFail, check, "cairn's entry in %s has %s, which cairn install does not write (an env or a cwd changes how the server runs): run cairn install to rewrite it", f, plain.Line(extra, 200))
+			d.add(statusFail, check, "cairn's entry in %s has %s, which cairn install does not write (an env or a cwd changes how the server runs): run cairn install to rewrite it", f, plain.Line(extra, 200))
 			continue
 		}
 		entries = append(entries, e)
@@ -76,33 +76,33 @@ func (d *doctor) checkMCP() {
 	}
 	switch {
 	case len(where) == 0:
-		d.add(StatusWarn, check, "not registered (no cairn plugin, no cairn entry in %s): run cairn install, which registers it, to let Claude search this project's history without Bash", strings.Join(files, " or "))
+		d.add(statusWarn, check, "not registered (no cairn plugin, no cairn entry in %s): run cairn install, which registers it, to let Claude search this project's history without Bash", strings.Join(files, " or "))
 		return
 	case len(where) > 1:
-		d.add(StatusWarn, check, "registered %d times (%s): Claude Code starts one server per registration; keep one (the plugin's, or cairn uninstall at the other scope)", len(where), strings.Join(where, ", "))
+		d.add(statusWarn, check, "registered %d times (%s): Claude Code starts one server per registration; keep one (the plugin's, or cairn uninstall at the other scope)", len(where), strings.Join(where, ", "))
 	}
 	for i, e := range entries {
 		cmd := filepath.FromSlash(e.Command) // a literal path: OwnsMCP takes no variable
 		// The command is what Claude Code runs: it must be cairn's CLI, not only sit in a
 		// directory named like cairn's with a cairn-mcp beside it.
 		if _, err := installedVersion(cmd, settings.CLIName); err != nil {
-			d.add(StatusFail, check, "%v (registered in %s): Claude Code would run it as cairn's server; run cairn install to register cairn's", err, where[len(d.plugins)+i])
+			d.add(statusFail, check, "%v (registered in %s): Claude Code would run it as cairn's server; run cairn install to register cairn's", err, where[len(d.plugins)+i])
 			continue
 		}
 		srv := filepath.Join(filepath.Dir(cmd), MCPBinary+exe())
 		v, err := installedVersion(srv, MCPBinary)
 		if err != nil {
-			d.add(StatusFail, check, "%v (registered in %s): Claude Code cannot start the server; reinstall with install.sh", err, where[len(d.plugins)+i])
+			d.add(statusFail, check, "%v (registered in %s): Claude Code cannot start the server; reinstall with install.sh", err, where[len(d.plugins)+i])
 			continue
 		}
 		if v != version.String() {
-			d.add(StatusFail, check, "%s is version %s but this cairn is %s: reinstall with install.sh", srv, v, version.String())
+			d.add(statusFail, check, "%s is version %s but this cairn is %s: reinstall with install.sh", srv, v, version.String())
 			continue
 		}
-		d.add(StatusOK, check, "%s mcp (%s) registered in %s", cmd, v, where[len(d.plugins)+i])
+		d.add(statusOK, check, "%s mcp (%s) registered in %s", cmd, v, where[len(d.plugins)+i])
 	}
 	if inProject && !d.mcpApproved() {
-		d.add(StatusWarn, check, "the project's .mcp.json names cairn but no settings file approves it (enabledMcpjsonServers): Claude Code asks once; run cairn install to approve it")
+		d.add(statusWarn, check, "the project's .mcp.json names cairn but no settings file approves it (enabledMcpjsonServers): Claude Code asks once; run cairn install to approve it")
 	}
 	d.checkMCPHandshake()
 }
@@ -148,19 +148,19 @@ func (d *doctor) checkMCPHandshake() {
 	}
 	srv := filepath.Join(filepath.Dir(d.self), MCPBinary+exe())
 	if _, err := installedVersion(srv, MCPBinary); err != nil {
-		d.add(StatusFail, check, "%v: install every binary with install.sh", err)
+		d.add(statusFail, check, "%v: install every binary with install.sh", err)
 		return
 	}
 	name, ver, tools, err := mcpHandshake(d.ctx, d.env, srv, d.root)
 	switch {
 	case err != nil:
-		d.add(StatusFail, check, "%s: %v", srv, err)
+		d.add(statusFail, check, "%s: %v", srv, err)
 	case name != "cairn" || ver != version.String():
-		d.add(StatusFail, check, "%s answered as %s %s, not cairn %s", srv, name, ver, version.String())
+		d.add(statusFail, check, "%s answered as %s %s, not cairn %s", srv, name, ver, version.String())
 	case tools != mcpToolCount:
-		d.add(StatusFail, check, "%s lists %d tools, not %d", srv, tools, mcpToolCount)
+		d.add(statusFail, check, "%s lists %d tools, not %d", srv, tools, mcpToolCount)
 	default:
-		d.add(StatusOK, check, "%s answered initialize and listed %d tools", srv, tools)
+		d.add(statusOK, check, "%s answered initialize and listed %d tools", srv, tools)
 	}
 }
 

@@ -36,17 +36,17 @@ func (d *doctor) checkMemoryIndex() {
 		}
 		seen = true
 		if err != nil {
-			d.add(StatusWarn, check, "%v: cairn leaves it alone, and removes no pointer from it when a parked item goes", err)
+			d.add(statusWarn, check, "%v: cairn leaves it alone, and removes no pointer from it when a parked item goes", err)
 			continue
 		}
 		gone := danglingPointers(dir, data)
 		if len(gone) == 0 {
-			d.add(StatusOK, check, "%s: no pointer to a missing session-open-*.md file", idx)
+			d.add(statusOK, check, "%s: no pointer to a missing session-open-*.md file", idx)
 			continue
 		}
 		what := pointedAt(gone)
 		if !d.fix {
-			d.add(StatusWarn, check, "%s points at %s: Claude Code loads the pointers into every session; run cairn doctor --fix", idx, what)
+			d.add(statusWarn, check, "%s points at %s: Claude Code loads the pointers into every session; run cairn doctor --fix", idx, what)
 			continue
 		}
 		lines, err := memindex.Drop(d.files.Under(dir), dir, func(file string) bool {
@@ -54,15 +54,15 @@ func (d *doctor) checkMemoryIndex() {
 		})
 		switch {
 		case err != nil:
-			d.add(StatusFail, check, "%s points at %s; removing the pointers: %v", idx, what, err)
+			d.add(statusFail, check, "%s points at %s; removing the pointers: %v", idx, what, err)
 		case d.dryRun:
-			d.add(StatusWarn, check, "%s points at %s: dry run, %d line(s) would go (the diff is below)", idx, what, len(lines))
+			d.add(statusWarn, check, "%s points at %s: dry run, %d line(s) would go (the diff is below)", idx, what, len(lines))
 		default:
-			d.add(StatusOK, check, "%s pointed at %s: removed %d line(s)", idx, what, len(lines))
+			d.add(statusOK, check, "%s pointed at %s: removed %d line(s)", idx, what, len(lines))
 		}
 	}
 	if !seen {
-		d.add(StatusOK, check, "no %s in %s", memindex.Name, strings.Join(dirs, " or "))
+		d.add(statusOK, check, "no %s in %s", memindex.Name, strings.Join(dirs, " or "))
 	}
 }
 

@@ -30,6 +30,6 @@ func (d *doctor) checkRepairs() {
 		found = found[len(found)-maxRepairsShown:]
 	}
 	for _, l := range found {
-		d.add(StatusWarn, "repaired", "%s (from .claude/state/cairn.log)", plain.Line(string(l), 400))
+		d.add(statusWarn, "repaired", "%s (from .claude/state/cairn.log)", plain.Line(string(l), 400))
 	}
 }

@@ -56,17 +56,17 @@ func TestDoctorEmptyProject(t *testing.T) {
 		if _, seen := byCheck[f.Check]; !seen {
 			byCheck[f.Check] = f
 		}
-		if f.Status == StatusFail {
+		if f.Status == statusFail {
 			fails++
 		}
 	}
-	if f := byCheck["settings"]; f.Status != StatusFail || !strings.Contains(f.Detail, "no settings file found") {
+	if f := byCheck["settings"]; f.Status != statusFail || !strings.Contains(f.Detail, "no settings file found") {
 		t.Errorf("settings: %+v", f)
 	}
-	if f := byCheck["client"]; f.Status != StatusWarn || !strings.Contains(f.Detail, "no claude on PATH") {
+	if f := byCheck["client"]; f.Status != statusWarn || !strings.Contains(f.Detail, "no claude on PATH") {
 		t.Errorf("client: %+v", f)
 	}
-	if f := byCheck["hook "+hookSpecs[0].event]; f.Status != StatusFail {
+	if f := byCheck["hook "+hookSpecs[0].event]; f.Status != statusFail {
 		t.Errorf("hook %s: %+v", hookSpecs[0].event, f)
 	}
 	if r.Failed() != fails || fails == 0 {

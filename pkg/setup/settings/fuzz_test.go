@@ -88,8 +88,8 @@ func checkInstall(t *testing.T, in []byte, p Plan) {
 	rulesIn, rulesOut := ownedRules(t, in), ownedRules(t, out)
 	switch {
 	case p.RuleMode == AddRule && (len(rulesOut) != 1 || rulesOut[0] != p.Rule),
-		p.RuleMode == KeepRule && len(rulesIn) > 0 && (len(rulesOut) != 1 || rulesOut[0] != p.Rule),
-		p.RuleMode == KeepRule && len(rulesIn) == 0 && len(rulesOut) != 0,
+		p.RuleMode == keepRule && len(rulesIn) > 0 && (len(rulesOut) != 1 || rulesOut[0] != p.Rule),
+		p.RuleMode == keepRule && len(rulesIn) == 0 && len(rulesOut) != 0,
 		p.RuleMode == RemoveRule && len(rulesOut) != 0:
 		t.Fatalf("mode %d: cairn's rules %q became %q:\n%s", p.RuleMode, rulesIn, rulesOut, out)
 	}
@@ -167,7 +167,7 @@ func stripped(t *testing.T, data []byte) map[string]any {
 		if allow, ok := perms["allow"].([]any); ok {
 			var left []any
 			for _, r := range allow {
-				if s, ok := r.(string); !ok || !owner.OwnsRule(s) {
+				if s, ok := r.(string); !ok || !owner.ownsRule(s) {
 					left = append(left, r)
 				}
 			}
@@ -300,7 +300,7 @@ func ownedRules(t *testing.T, data []byte) []string {
 	}
 	var out []string
 	for _, r := range v.Permissions.Allow {
-		if s, ok := r.(string); ok && owner.OwnsRule(s) {
+		if s, ok := r.(string); ok && owner.ownsRule(s) {
 			out = append(out, s)
 		}
 	}

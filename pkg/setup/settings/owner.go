@@ -35,9 +35,9 @@ func (o Owner) OwnsCommand(command string, execForm bool) bool {
 	return o.owns(command, o.Hooks...)
 }
 
-// OwnsRule reports whether a permission rule is cairn's: "Bash(<cairn>:*)", "Bash(<cairn> *)" or
+// ownsRule reports whether a permission rule is cairn's: "Bash(<cairn>:*)", "Bash(<cairn> *)" or
 // "Bash(<cairn>)" with <cairn> the path of the CLI in a cairn bin directory, taken literally.
-func (o Owner) OwnsRule(rule string) bool {
+func (o Owner) ownsRule(rule string) bool {
 	inner, ok := strings.CutPrefix(rule, "Bash(")
 	if !ok {
 		return false

@@ -53,9 +53,9 @@ type Hook struct {
 type RuleMode int
 
 const (
-	// KeepRule keeps a cairn rule that is already there, updated to Plan.Rule (an upgrade moves
+	// keepRule keeps a cairn rule that is already there, updated to Plan.Rule (an upgrade moves
 	// the binary), and adds none.
-	KeepRule RuleMode = iota
+	keepRule RuleMode = iota
 	// AddRule makes Plan.Rule present in permissions.allow.
 	AddRule
 	// RemoveRule removes cairn's rules.
@@ -75,8 +75,8 @@ type Plan struct {
 // MCPServer is the name cairn's MCP server is registered under: its tools are mcp__cairn__*.
 const MCPServer = "cairn"
 
-// IsMCPRule reports whether rule allows cairn's MCP server or one of its tools.
-func IsMCPRule(rule string) bool {
+// isMCPRule reports whether rule allows cairn's MCP server or one of its tools.
+func isMCPRule(rule string) bool {
 	return rule == "mcp__"+MCPServer || strings.HasPrefix(rule, "mcp__"+MCPServer+"__")
 }
 
@@ -171,7 +171,7 @@ func Uninstall(data []byte, o Owner) ([]byte, int, error) {
 		removed++
 	}
 	for {
-		rs, err := d.rulesWhere(func(r string) bool { return o.OwnsRule(r) || IsMCPRule(r) })
+		rs, err := d.rulesWhere(func(r string) bool { return o.ownsRule(r) || isMCPRule(r) })
 		if err != nil {
 			return nil, 0, err
 		}
@@ -423,13 +423,13 @@ func (d *doc) wire(h Hook, o Owner) error {
 
 // rules finds cairn's Bash permission rules in permissions.allow, each as the path that leads to
 // it.
-func (d *doc) rules(o Owner) ([][]step, error) { return d.rulesWhere(o.OwnsRule) }
+func (d *doc) rules(o Owner) ([][]step, error) { return d.rulesWhere(o.ownsRule) }
 
 // mcpRules makes cairn's MCP rules in permissions.allow exactly want, in that order for the ones
 // it adds: a rule of cairn's server that is not wanted, or a second copy, is removed.
 func (d *doc) mcpRules(want []string) error {
 	for n := 0; ; n++ {
-		rs, err := d.rulesWhere(IsMCPRule)
+		rs, err := d.rulesWhere(isMCPRule)
 		if err != nil {
 			return err
 		}

@@ -228,7 +228,7 @@ func TestUpgradeReplacesInPlace(t *testing.T) {
 }
 `
 	p := plan(bin)
-	p.RuleMode = KeepRule
+	p.RuleMode = keepRule
 	got := mustInstall(t, in, p)
 	want := `{
   "hooks": {
@@ -310,7 +310,7 @@ func TestRuleModes(t *testing.T) {
   }
 }
 `)
-	p.RuleMode = KeepRule
+	p.RuleMode = keepRule
 	check(t, "keep", mustInstall(t, added, p), added)
 	check(t, "keep adds none", mustInstall(t, in, p), in)
 	p.RuleMode = RemoveRule
@@ -422,7 +422,7 @@ func TestOwner(t *testing.T) {
 		"Read(/opt/tools/bin/cairn)":              false,
 		"Bash(/opt/tools/bin/cairn:*":             false,
 	} {
-		if got := o.OwnsRule(rule); got != want {
+		if got := o.ownsRule(rule); got != want {
 			t.Errorf("OwnsRule(%q) = %v; want %v", rule, got, want)
 		}
 	}
@@ -515,7 +515,7 @@ func TestMCPRules(t *testing.T) {
 		t.Errorf("permissions that are not an object: no error")
 	}
 	for r, want := range map[string]bool{"mcp__cairn": true, "mcp__cairn__search": true, "mcp__cairnx": false, "mcp__cairnish__search": false, "Bash(cairn:*)": false} {
-		if IsMCPRule(r) != want {
+		if isMCPRule(r) != want {
 			t.Errorf("IsMCPRule(%q) = %v", r, !want)
 		}
 	}

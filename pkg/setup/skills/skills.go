@@ -45,9 +45,9 @@ const (
 	ToolsPlugin    = "mcp__plugin_cairn_cairn__"
 )
 
-// Generator is the value of metadata.generator in the frontmatter of every skill cairn writes:
+// generator is the value of metadata.generator in the frontmatter of every skill cairn writes:
 // it is how uninstall (and an upgrade) tells cairn's SKILL.md from one a person wrote.
-const Generator = "cairn"
+const generator = "cairn"
 
 // Render returns the SKILL.md of skill name with cairn, the absolute path of the CLI, and tools,
 // the prefix of cairn's MCP tool names (ToolsInstalled or ToolsPlugin), substituted.
@@ -61,7 +61,7 @@ func Render(name, cairn, tools string) ([]byte, error) {
 }
 
 // IsCairn reports whether data is a SKILL.md that cairn wrote: its frontmatter has
-// metadata.generator set to Generator.
+// metadata.generator set to generator.
 func IsCairn(data []byte) bool {
 	var fm struct {
 		Metadata struct {
@@ -71,7 +71,7 @@ func IsCairn(data []byte) bool {
 	if _, err := frontmatter.Parse(bytes.NewReader(data), &fm); err != nil {
 		return false
 	}
-	return fm.Metadata.Generator == Generator
+	return fm.Metadata.Generator == generator
 }
 
 // ShellQuote returns s as one shell word: unchanged when it holds only characters no shell
