@@ -13,6 +13,9 @@
 // order than it is stored, the zero-width spaces and joiners, the byte-order mark, the tag
 // characters that spell invisible ASCII). Invalid UTF-8 becomes U+FFFD. Formats layer their own escapes on top (a markdown bullet's emphasis, an HTML
 // comment's end), never a different idea of a line.
+//
+// It stands alone, below every package that writes a file, the model's context or a terminal,
+// so that all of them share this one rule and none has its own.
 package plain
 
 import (
