@@ -43,8 +43,8 @@ var weight = [numKinds]float64{0, 1, 0.85, 1, 1, 0.9, 0.8, 0.5}
 // KindSet is a set of kinds; the zero set means every kind.
 type KindSet uint16
 
-// Has reports whether k is in the set (every kind is in the zero set).
-func (s KindSet) Has(k Kind) bool { return s == 0 || s&(1<<k) != 0 }
+// has reports whether k is in the set (every kind is in the zero set).
+func (s KindSet) has(k Kind) bool { return s == 0 || s&(1<<k) != 0 }
 
 // KindNames lists what ParseKinds accepts.
 const KindNames = "saved, auto, handoff, checkpoint (the three), parked, archived, expired, timeline"

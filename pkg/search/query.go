@@ -308,7 +308,7 @@ func (ix *Index) run(terms []term, o Options) (rs Results, err error) {
 			return
 		}
 		di := s.doc(local)
-		if di.kind == 0 || di.kind >= numKinds || !o.Kinds.Has(di.kind) || di.time < since {
+		if di.kind == 0 || di.kind >= numKinds || !o.Kinds.has(di.kind) || di.time < since {
 			return
 		}
 		if b, _ := unpackBranch(s.str(di.branchOff, int(di.branchLen))); branch != nil && !bytes.Equal(b, branch) {

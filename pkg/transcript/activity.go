@@ -17,8 +17,8 @@ type Command struct {
 	Output string // for a command that failed or was refused, the most telling line of its output
 }
 
-// Failed reports whether the command ran and exited with a status other than 0.
-func (c Command) Failed() bool { return strings.HasPrefix(c.Status, "exit ") && c.Status != "exit 0" }
+// failed reports whether the command ran and exited with a status other than 0.
+func (c Command) failed() bool { return strings.HasPrefix(c.Status, "exit ") && c.Status != "exit 0" }
 
 // Activity is what a session did since the last boundary, besides editing files: the commands it
 // ran with their exit status, the last error a command printed, the last commit it made. Claude
@@ -134,7 +134,7 @@ func (a *activityScan) commands(e entry) {
 				c.Status, c.Output = failure(out)
 			}
 		}
-		if c.Failed() && !a.errored {
+		if c.failed() && !a.errored {
 			a.act.LastError, a.errored = c.Output, true
 		}
 		if !a.commits && c.Status == "exit 0" && out != "" {
