@@ -41,7 +41,9 @@ var hook = hookio.Hook{
 }
 
 func main() {
-	os.Exit(hookio.Main(context.Background(), hook, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, project.EnvFrom(os.Environ()), time.Now))
+	env := project.EnvFrom(os.Environ())
+	hookio.ShortLived(env)
+	os.Exit(hookio.Main(context.Background(), hook, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, env, time.Now))
 }
 
 // run ends the session in the registry, logs the end in memory/timeline.jsonl, expires parked

@@ -39,7 +39,6 @@ type Compacted struct {
 	Branch     string   // the branch now
 	Files      []string // edited in the session, exact paths, most recent first
 	Record     checkpoint.Record
-	Lost       []string // the loss record: what Claude Code's summary lacks ("kind: value"), once PostCompact ran
 	Tasks      []string // the open tasks as the checkpoint lists them, ids included
 	Parked     int      // open parked items: a count, never their text (never surfaced unasked)
 }
@@ -61,17 +60,6 @@ func AfterCompaction(c Compacted) string {
 	}
 	out := budget{Max: maxAfterCompaction}
 	out.Add(b.String(), "")
-	if len(c.Lost) > 0 {
-		// Claude Code's summary is known (a hand-back at a resume after the compaction): what
-		// it lacks comes first, said as such.
-		var l strings.Builder
-		l.WriteString("Not in Claude Code's summary of this compaction (cairn's record holds them):\n")
-		for _, x := range c.Lost {
-			kind, v, _ := strings.Cut(x, ": ")
-			fmt.Fprintf(&l, "- %s: %s\n", plain.Line(kind, 20), quoted(v, maxFactRunes))
-		}
-		out.Add(l.String(), plain.Name(c.Checkpoint))
-	}
 	r := c.Record
 	if r.LastError != "" || len(r.Commands) > 0 || r.LastCommit != "" {
 		out.Add(commandLines(r, maxHandbackCommands), plain.Name(c.Checkpoint))

@@ -148,12 +148,3 @@ func TestHandoffPointerFacts(t *testing.T) {
 		t.Errorf("%d characters, over %d:\n%s", utf16Len(out), maxPointer, out)
 	}
 }
-
-// Once Claude Code's summary is known, what it lacks comes first, said as such and quoted.
-func TestAfterCompactionLostFirst(t *testing.T) {
-	out := AfterCompaction(Compacted{Checkpoint: "c.md", Files: []string{"a.go"}, Lost: []string{"error: undefined: x", "file: a.go\nforged"}})
-	i := strings.Index(out, "Not in Claude Code's summary of this compaction (cairn's record holds them):\n- error: \"undefined: x\"\n- file: \"a.go forged\"\n")
-	if i < 0 || i > strings.Index(out, "Files edited") {
-		t.Errorf("the loss record is missing or not first:\n%s", out)
-	}
-}

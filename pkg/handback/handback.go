@@ -196,7 +196,6 @@ func afterCompaction(p *project.Project, s Start, cat *catalog.Catalog) string {
 		Checkpoint: c.File, Branch: p.Branch(), Files: checkpoint.ReadFrontmatter(fm).Files,
 		Record: checkpoint.ReadRecord(sec.Notes), Tasks: catalog.TaskLines(sec.Remaining),
 	}
-	h.Lost, _ = checkpoint.ReadLoss(sec.Notes)
 	h.Files = appendNew(h.Files, earlierFiles(p, cat, s.SessionID, c.File)...)
 	if n, err := parking.New(p.Root, p.Config, p.Files, p.Now).Count(); err == nil {
 		h.Parked = n

@@ -15,7 +15,7 @@ import (
 // cairn's hand-back wording, as pkg/brief and pkg/checkpoint/catalog write it.
 const (
 	handbackHead   = "cairn hand-back after this compaction: the details a summary tends to lose."
-	pointerHead    = "and left a hand-off checkpoint."
+	pointerHead    = "and left a hand-off checkpoint"
 	summaryLabel   = "Claude Code's own summary of the conversation, written at this compaction (compact_summary; secrets redacted):"
 	handoffSummary = "Hand-off written by cairn when session "
 )
