@@ -28,9 +28,7 @@ var hook = hookio.Hook{
 }
 
 func main() {
-	env := project.EnvFrom(os.Environ())
-	hookio.ShortLived(env)
-	os.Exit(hookio.Main(context.Background(), hook, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, env, time.Now))
+	os.Exit(hookio.Main(context.Background(), hook, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, project.EnvFrom(os.Environ()), time.Now))
 }
 
 func run(ctx context.Context, inv *hookio.Invocation) error {

@@ -34,9 +34,7 @@ var hook = hookio.Hook{
 }
 
 func main() {
-	env := project.EnvFrom(os.Environ())
-	hookio.ShortLived(env)
-	os.Exit(hookio.Main(context.Background(), hook, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, env, time.Now))
+	os.Exit(hookio.Main(context.Background(), hook, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, project.EnvFrom(os.Environ()), time.Now))
 }
 
 // run parks what the prompt leaves open and delivers other sessions' broadcasts, as one

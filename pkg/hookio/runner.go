@@ -165,19 +165,3 @@ func firstFrames(stack []byte) string {
 	}
 	return strings.Join(out, " < ")
 }
-
-// hookMemory is the Go heap a hook grows to before it collects: a hook lives a few milliseconds
-// and most allocate less, so most never collect at all, and peak memory stays under the 16 MiB
-// budget (docs/DESIGN.md, Budgets) whatever a transcript holds.
-const hookMemory = 8 << 20
-
-// ShortLived sets the garbage collector for a hook's process: none until the heap nears
-// hookMemory, instead of a collection at every doubling from 4 MiB. A hook's main calls it
-// first; a GOGC or GOMEMLIMIT in the environment is left to the runtime.
-func ShortLived(env project.Env) {
-	if env.Get("GOGC") != "" || env.Get("GOMEMLIMIT") != "" {
-		return
-	}
-	debug.SetGCPercent(-1)
-	debug.SetMemoryLimit(hookMemory)
-}
