@@ -65,3 +65,13 @@ func TestLossRecord(t *testing.T) {
 		t.Error("an empty loss record wrote a block")
 	}
 }
+
+// A secret that straddles the record's cut is redacted whole before the value is cut: no prefix
+// of it is left.
+func TestRecordRedactsBeforeTheCut(t *testing.T) {
+	line := strings.Repeat("x", maxRecordRunes-10) + " ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+	block := RecordBlock(Record{Commands: []Command{{Status: "exit 0", Line: line}}, LastError: line})
+	if strings.Contains(block, "ghp_") {
+		t.Errorf("a cut secret's prefix is in the record:\n%s", block)
+	}
+}

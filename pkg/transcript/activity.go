@@ -36,8 +36,10 @@ type Activity struct {
 // for the commands they answer (the newest results come first, going backwards).
 const (
 	maxCommands     = 12
-	maxCommandRunes = 200
-	maxOutputRunes  = 240
+	// Values are cut long: the record's writer redacts them and then cuts them to the record's
+	// length, so that no part of a secret is left at a cut it could not see whole.
+	maxCommandRunes = 1000
+	maxOutputRunes  = 1000
 	maxResultRefs   = 512
 )
 
