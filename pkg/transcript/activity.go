@@ -35,7 +35,7 @@ type Activity struct {
 // Bounds: what a hand-back lists, and how many tool results the scan remembers while it looks
 // for the commands they answer (the newest results come first, going backwards).
 const (
-	maxCommands     = 12
+	maxCommands = 12
 	// Values are cut long: the record's writer redacts them and then cuts them to the record's
 	// length, so that no part of a secret is left at a cut it could not see whole.
 	maxCommandRunes = 1000
