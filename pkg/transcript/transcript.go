@@ -796,7 +796,12 @@ func ForHandoff(path, root string, from int64, first, todos bool) (Handoff, erro
 			}
 		}
 		if todos {
-			h.Todos, h.HasTodos, err = lim.lastTodosAt(r, size)
+			// Within the stretch the commands are read in: a session without task files or a
+			// todo list (current models on 2.1.268+) must not pay a scan of the whole file at
+			// every end.
+			near := lim
+			near.maxBackScan = maxActivityScan
+			h.Todos, h.HasTodos, err = near.lastTodosAt(r, size)
 		}
 		return err
 	})
