@@ -736,7 +736,7 @@ type Compaction struct {
 
 // ForCompaction opens the transcript once and reads, from its end, what a compaction records:
 // the files edited since the last boundary (paths inside root made relative to it), the last
-// n prompts and, when todos is true, the last TodoWrite list. A missing file gives a zero
+// n prompts and, when todos is true, the last TodoWrite list within 4 MiB of the end (nearTodos). A missing file gives a zero
 // Compaction with Size -1 and no error.
 func ForCompaction(path, root string, n int, todos bool) (Compaction, error) {
 	c := Compaction{Size: -1}
@@ -754,7 +754,7 @@ func ForCompaction(path, root string, n int, todos bool) (Compaction, error) {
 			return err
 		}
 		if todos {
-			c.Todos, c.HasTodos, err = defaultLimits.lastTodosAt(r, size)
+			c.Todos, c.HasTodos, err = nearTodos(r, size)
 		}
 		return err
 	})
@@ -773,6 +773,15 @@ type Handoff struct {
 	First    string   // the session's first prompt: what it was started for
 	Prompts  []string // LastWords', when the hand-off is written
 	LastText string
+}
+
+// nearTodos is the last TodoWrite list within maxActivityScan of the end: a session without task
+// files or a todo list (current models on 2.1.268+) must not pay a scan of the whole file at
+// every compaction and every end, and a session that keeps a todo list writes it often.
+func nearTodos(r io.ReaderAt, size int64) ([]Todo, bool, error) {
+	near := defaultLimits
+	near.maxBackScan = maxActivityScan
+	return near.lastTodosAt(r, size)
 }
 
 // ForHandoff opens the transcript once and reads, from its end back to offset from (and no
@@ -796,12 +805,7 @@ func ForHandoff(path, root string, from int64, first, todos bool) (Handoff, erro
 			}
 		}
 		if todos {
-			// Within the stretch the commands are read in: a session without task files or a
-			// todo list (current models on 2.1.268+) must not pay a scan of the whole file at
-			// every end.
-			near := lim
-			near.maxBackScan = maxActivityScan
-			h.Todos, h.HasTodos, err = near.lastTodosAt(r, size)
+			h.Todos, h.HasTodos, err = nearTodos(r, size)
 		}
 		return err
 	})
