@@ -65,8 +65,21 @@ func escapeFence(s string) string {
 // quoted returns one field of repository text — a file, branch or run name, a title, a line of
 // what a session was doing — for a sentence of cairn's: made one line (plain.Line, cut to max
 // runes when max > 0) and always double-quoted, its quotes and backslashes escaped, so that it
-// reads as a value and cannot end the sentence it sits in.
-func quoted(s string, max int) string { return strconv.Quote(plain.Line(s, max)) }
+// reads as a value and cannot end the sentence it sits in. With max > 0 the quoted field itself
+// is at most max+2 characters: a rune the quoting escapes (\U000f0000) counts at its escaped
+// length, so that a line of such runes cannot outgrow the budget its part was given.
+func quoted(s string, max int) string {
+	line := plain.Line(s, max)
+	q := strconv.Quote(line)
+	if max <= 0 || utf16Len(q) <= max+2 {
+		return q
+	}
+	r := []rune(line)
+	for len(r) > 0 && utf16Len(strconv.Quote(string(r)+"…")) > max+2 {
+		r = r[:len(r)*3/4]
+	}
+	return strconv.Quote(string(r) + "…")
+}
 
 // addFramed adds text, read from source and fenced by frame, as a part: when it does not fit, the
 // fence is still opened and closed, the lines that fit go inside, and the cut is announced after

@@ -28,6 +28,7 @@ const (
 	maxPointerDecisions = 2
 	maxPointerRunes     = 160
 	maxFirstRunes       = 110
+	maxFilesLine        = 360
 	maxDoingRunes       = 160
 	maxFactRunes        = 200
 )
@@ -180,13 +181,17 @@ func HandoffPointer(p Pointer, now time.Time) string {
 		fact("started for", firstSentence(r.First), maxFirstRunes)
 	}
 	if len(p.Files) > 0 {
+		// One line, at most maxFilesLine characters: a line that does not fit is cut with every
+		// fact after it, so long paths must cost files, not the facts.
 		var names []string
+		used := 0
 		for i, f := range p.Files {
-			if i == maxPointerFiles {
+			q := quoted(f, 200)
+			if i == maxPointerFiles || i > 0 && used+utf16Len(q)+2 > maxFilesLine {
 				names = append(names, fmt.Sprintf("… %d more", len(p.Files)-i))
 				break
 			}
-			names = append(names, quoted(f, 200))
+			names, used = append(names, q), used+utf16Len(q)+2
 		}
 		fmt.Fprintf(&facts, "- files edited, latest first: %s\n", strings.Join(names, ", "))
 	}

@@ -148,3 +148,23 @@ func TestHandoffPointerFacts(t *testing.T) {
 		t.Errorf("%d characters, over %d:\n%s", utf16Len(out), maxPointer, out)
 	}
 }
+
+// A value of runes the quoting escapes costs its escaped length within its bound, so one line of
+// them cannot wipe the facts after it; long paths cost files, not the facts after them.
+func TestHandBackBoundsEscapedAndLongValues(t *testing.T) {
+	wide := "got " + strings.Repeat("\U000F0000", 300)
+	c := Compacted{Checkpoint: "c.md", Files: []string{"a.go"}, Record: checkpoint.Record{LastError: wide, NextStep: "Next, I'll wire it."}}
+	out := AfterCompaction(c)
+	if !strings.Contains(out, `- "a.go"`) || !strings.Contains(out, "Next, I'll wire it.") || utf16Len(out) > maxAfterCompaction {
+		t.Errorf("an escaped value cost the facts after it:\n%s", out)
+	}
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	p := Pointer{Checkpoint: "h.md", Branch: "main", Ended: now, Record: checkpoint.Record{Question: "Shall I run mvn test?"}}
+	for i := range 12 {
+		p.Files = append(p.Files, fmt.Sprintf("src/main/java/com/example/billing/service/impl/CustomerAccountService%02dImpl.java", i))
+	}
+	out = HandoffPointer(p, now)
+	if !strings.Contains(out, `Claude asked: "Shall I run mvn test?"`) || !strings.Contains(out, "more") {
+		t.Errorf("the files line cost the facts after it:\n%s", out)
+	}
+}

@@ -54,8 +54,10 @@ func (r Record) empty() bool {
 		r.NextStep == "" && len(r.Requests) == 0 && r.First == "" && len(r.Decisions) == 0
 }
 
-// RecordBlock writes r as the block a checkpoint's Notes hold, every value redacted and made one
-// line; "" when r is empty.
+// RecordBlock writes r as the block a checkpoint's Notes hold, every value redacted, then made
+// one line and cut at a word (CutWords), so that no part of a secret is left at a cut; "" when r
+// is empty. A command is "- command: <status>: <command line>", its telling output line the
+// "- output: …" line after it: a command holds any text, so nothing after its status is split.
 func RecordBlock(r Record) string {
 	if r.empty() {
 		return ""
@@ -63,7 +65,7 @@ func RecordBlock(r Record) string {
 	var b strings.Builder
 	b.WriteString(recordHead + "\n")
 	line := func(key, v string) {
-		if v = plain.Line(redact.Redact(v), maxRecordRunes); v != "" {
+		if v = recordValue(v); v != "" {
 			b.WriteString("- " + key + ": " + v + "\n")
 		}
 	}
@@ -72,11 +74,10 @@ func RecordBlock(r Record) string {
 		if i == maxRecordCommands {
 			break
 		}
-		v := plain.Line(c.Status, 20) + " | " + plain.Line(redact.Redact(c.Line), maxRecordRunes)
-		if c.Output != "" {
-			v += " | " + plain.Line(redact.Redact(c.Output), maxRecordRunes)
+		if cmd := recordValue(c.Line); cmd != "" {
+			b.WriteString("- command: " + Status(c.Status) + ": " + cmd + "\n")
+			line("output", c.Output)
 		}
-		b.WriteString("- command: " + v + "\n")
 	}
 	if more := r.More + max(len(r.Commands)-maxRecordCommands, 0); more > 0 {
 		b.WriteString("- earlier commands: " + strconv.Itoa(more) + "\n")
@@ -100,15 +101,70 @@ func RecordBlock(r Record) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
+func recordValue(v string) string { return CutWords(plain.Line(redact.Redact(v), 0), maxRecordRunes) }
+
+// CutWords cuts s to at most max runes (0: no bound) at a word boundary, ending it with "…": a
+// cut never leaves part of a word, so a token that a redaction would have recognised whole cannot
+// be left as a prefix it no longer recognises. A first word longer than max is dropped whole.
+func CutWords(s string, max int) string {
+	r := []rune(s)
+	if max <= 0 || len(r) <= max {
+		return s
+	}
+	cut := string(r[:max-1])
+	if i := strings.LastIndexAny(cut, " \t"); i >= 0 {
+		return strings.TrimRight(cut[:i], " \t") + " …"
+	}
+	return "…"
+}
+
+// Status is s when it is a status a record holds ("exit N", "not run", "interrupted", "no result",
+// "result too long"), else "unknown": the status is written bare, so it must be one of cairn's
+// words, never text from a file.
+func Status(s string) string {
+	switch s {
+	case "not run", "interrupted", "no result", "result too long":
+		return s
+	}
+	if n, ok := strings.CutPrefix(s, "exit "); ok && n != "" && len(n) <= 4 && strings.Trim(n, "-0123456789") == "" {
+		if _, err := strconv.Atoi(n); err == nil {
+			return s
+		}
+	}
+	return "unknown"
+}
+
+// blockAt returns where the block whose first line is head starts in notes, or -1: the last line
+// that is head itself, at a line's start. A prompt or a reply quoted in the Notes is a bullet
+// ("- …") or a quote ("> …"), so it can hold head's words but never be that line.
+func blockAt(notes, head string) int {
+	at := -1
+	for i := 0; i < len(notes); {
+		j := strings.Index(notes[i:], head)
+		if j < 0 {
+			break
+		}
+		k := i + j
+		end := k + len(head)
+		if (k == 0 || notes[k-1] == '\n') && (end == len(notes) || notes[end] == '\n') {
+			at = k
+		}
+		i = end
+	}
+	return at
+}
+
 // ReadRecord reads the record block back from a checkpoint's Notes; the zero Record when there
-// is none. Lines it does not know are skipped, so that a hand-edited block reads as far as it can.
+// is none. Lines it does not know are skipped, so that a hand-edited block reads as far as it can;
+// a status that is not one of a record's is read as "unknown".
 func ReadRecord(notes string) Record {
 	var r Record
-	i := strings.Index(notes, recordHead+"\n")
+	i := blockAt(notes, recordHead)
 	if i < 0 {
 		return r
 	}
-	for _, l := range strings.Split(notes[i+len(recordHead)+1:], "\n") {
+	rest := strings.TrimPrefix(notes[i+len(recordHead):], "\n")
+	for _, l := range strings.Split(rest, "\n") {
 		key, v, ok := strings.Cut(strings.TrimPrefix(l, "- "), ": ")
 		if !ok || !strings.HasPrefix(l, "- ") {
 			break // the block ends at its first line of another shape (a blank line)
@@ -118,16 +174,13 @@ func ReadRecord(notes string) Record {
 		case "error":
 			r.LastError = v
 		case "command":
-			parts := strings.SplitN(v, " | ", 3)
-			c := Command{Status: parts[0]}
-			if len(parts) > 1 {
-				c.Line = parts[1]
-			}
-			if len(parts) > 2 {
-				c.Output = parts[2]
-			}
+			status, cmd, _ := strings.Cut(v, ": ")
 			if len(r.Commands) < maxRecordCommands {
-				r.Commands = append(r.Commands, c)
+				r.Commands = append(r.Commands, Command{Status: Status(status), Line: cmd})
+			}
+		case "output":
+			if n := len(r.Commands); n > 0 && r.Commands[n-1].Output == "" {
+				r.Commands[n-1].Output = v
 			}
 		case "earlier commands":
 			r.More, _ = strconv.Atoi(v)
@@ -173,7 +226,7 @@ func (r Record) Lost(files []string, summary string) []string {
 	add("error", r.LastError)
 	for _, c := range r.Commands {
 		if c.Line != "" && !strings.Contains(summary, c.Line) && len(out) < maxLost {
-			out = append(out, "command: "+c.Status+" | "+c.Line)
+			out = append(out, "command: "+Status(c.Status)+": "+c.Line)
 		}
 	}
 	add("commit", r.LastCommit)
@@ -202,7 +255,7 @@ func LossBlock(lost []string) string {
 	var b strings.Builder
 	b.WriteString(lossHead)
 	for _, l := range lost {
-		b.WriteString("\n- " + plain.Line(redact.Redact(l), maxRecordRunes))
+		b.WriteString("\n- " + recordValue(l))
 	}
 	return b.String()
 }
@@ -210,7 +263,7 @@ func LossBlock(lost []string) string {
 // ReadLoss reads the loss record back from Notes, and returns Notes without it (so that a
 // rewrite replaces the block rather than adding a second).
 func ReadLoss(notes string) (lost []string, rest string) {
-	i := strings.Index(notes, lossHead)
+	i := blockAt(notes, lossHead)
 	if i < 0 {
 		return nil, notes
 	}

@@ -256,7 +256,7 @@ func TestWriteCarriesTheSession(t *testing.T) {
 		t.Fatal("new work left no hand-off")
 	}
 	data, _ := os.ReadFile(s.Path)
-	for _, want := range []string{"  - b.go\n  - a.go\n", "- command: exit 1 | go test ./...", "- error: --- FAIL: TestB (0.00s) — b_test.go:9: want 2",
+	for _, want := range []string{"  - b.go\n  - a.go\n", "- command: exit 1: go test ./...", "- error: --- FAIL: TestB (0.00s) — b_test.go:9: want 2",
 		"- asked: Should I change the expected value?", "1. [in progress] Fix TestB"} {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("the hand-off lacks %q:\n%s", want, data)

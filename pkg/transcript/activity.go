@@ -41,6 +41,8 @@ const (
 	maxCommandRunes = 1000
 	maxOutputRunes  = 1000
 	maxResultRefs   = 512
+	tokenChunk      = 64 << 10 // tokens reads a long result line in these
+	tokenOverlap    = 256      // and this much more, so that no token is missed across a chunk's end
 )
 
 // activityScan collects an Activity during a backward scan. Going backwards, a command's result
@@ -79,10 +81,17 @@ func (a *activityScan) result(l line) {
 	if len(a.refs) >= maxResultRefs {
 		return
 	}
-	n := bytes.Count(l.data, toolUseIDKey)
+	data := l.data
+	if l.truncated && l.end > l.off {
+		// Claude Code writes a failed result's id after its content, and a copy of the output
+		// after that: the whole line is searched for the two tokens (only such a line, in the
+		// stretch the commands are read in), and only they are kept.
+		data = a.tokens(l.off, l.end)
+	}
+	n := bytes.Count(data, toolUseIDKey)
 	ref := resultRef{off: l.off, n: len(l.data), cut: l.truncated, multiple: n > 1,
-		isError: bytes.Contains(l.data, isErrorTrue)}
-	rest := l.data
+		isError: bytes.Contains(data, isErrorTrue)}
+	rest := data
 	for range n {
 		i := bytes.Index(rest, toolUseIDKey)
 		rest = rest[i+len(toolUseIDKey):]
@@ -90,7 +99,7 @@ func (a *activityScan) result(l line) {
 		if j < 0 {
 			break
 		}
-		if id := string(rest[:j]); !hasRef(a.refs, id) {
+		if id := string(rest[:j]); id != "" && !hasRef(a.refs, id) {
 			a.refs[id] = ref
 		}
 		rest = rest[j:]
@@ -98,6 +107,43 @@ func (a *activityScan) result(l line) {
 }
 
 func hasRef(m map[string]resultRef, id string) bool { _, ok := m[id]; return ok }
+
+// tokens reads [off, end) in chunks and returns the "tool_use_id":"<id>" tokens it holds and an
+// "is_error":true token when it holds one, joined: enough for result to read.
+func (a *activityScan) tokens(off, end int64) []byte {
+	var out []byte
+	buf := make([]byte, tokenChunk+tokenOverlap)
+	seen := map[string]bool{}
+	for pos := off; pos < end; pos += tokenChunk {
+		n := min(int64(len(buf)), end-pos)
+		chunk := buf[:n]
+		if readFull(a.r, chunk, pos) != nil {
+			break
+		}
+		if bytes.Contains(chunk, isErrorTrue) && !seen[string(isErrorTrue)] {
+			seen[string(isErrorTrue)] = true
+			out = append(out, isErrorTrue...)
+		}
+		for rest := chunk; ; {
+			i := bytes.Index(rest, toolUseIDKey)
+			if i < 0 {
+				break
+			}
+			rest = rest[i:]
+			j := bytes.IndexByte(rest[len(toolUseIDKey):], '"')
+			if j < 0 {
+				break
+			}
+			tok := rest[:len(toolUseIDKey)+j+1]
+			if !seen[string(tok)] {
+				seen[string(tok)] = true
+				out = append(out, tok...)
+			}
+			rest = rest[len(tok):]
+		}
+	}
+	return out
+}
 
 func mayBash(b []byte) bool {
 	return bytes.Contains(b, []byte(`"Bash"`)) && bytes.Contains(b, []byte(`"tool_use"`))
@@ -118,6 +164,9 @@ func (a *activityScan) commands(e entry) {
 	})
 	for i := len(uses) - 1; i >= 0; i-- {
 		u := uses[i]
+		if u.id == "" {
+			continue // no result can be told to be its
+		}
 		if len(a.act.Commands) == maxCommands {
 			a.act.More++
 			if a.errored && a.commits {
@@ -127,12 +176,18 @@ func (a *activityScan) commands(e entry) {
 		c := Command{Line: oneLine(u.cmd, maxCommandRunes), Status: "no result"}
 		ref, ok := a.refs[u.id]
 		var out string
-		if ok {
-			c.Status = "exit 0"
-			if ref.isError || strings.Contains(u.cmd, "commit") && !a.commits {
-				out = a.resultText(ref, u.id)
+		switch {
+		case ok && ref.cut:
+			// Over lineCap: whether it failed is said after the content, past what is read.
+			c.Status = "result too long"
+		case ok:
+			isError := ref.isError
+			if ref.isError || ref.multiple || strings.Contains(u.cmd, "commit") && !a.commits {
+				// A line that answers several tool uses says is_error per block: its own.
+				out, isError = a.resultText(ref, u.id)
 			}
-			if ref.isError {
+			c.Status = "exit 0"
+			if isError {
 				c.Status, c.Output = failure(out)
 			}
 		}
@@ -160,22 +215,24 @@ func (a *activityScan) listed(line string) bool {
 	return false
 }
 
-// resultText reads the text of the result of tool use id from the line ref points to.
-func (a *activityScan) resultText(ref resultRef, id string) string {
+// resultText reads the text of the result of tool use id, and whether it is an error, from the
+// line ref points to.
+func (a *activityScan) resultText(ref resultRef, id string) (text string, isError bool) {
 	size := min(ref.n, a.lim.lineCap)
 	buf := make([]byte, size)
 	if readFull(a.r, buf, ref.off) != nil {
-		return ""
+		return "", ref.isError
 	}
 	e, ok := a.p.entry(line{data: buf, off: ref.off, truncated: ref.cut})
 	if !ok {
-		return ""
+		return "", ref.isError
 	}
-	var text string
+	isError = ref.isError && !ref.multiple
 	e.msg("content").ForEach(func(_, b gjson.Result) bool {
 		if b.Get("type").Str != "tool_result" || b.Get("tool_use_id").Str != id {
 			return true
 		}
+		isError = b.Get("is_error").Bool()
 		c := b.Get("content")
 		if c.IsArray() {
 			text = strings.Join(textBlocks(c), "\n")
@@ -184,7 +241,7 @@ func (a *activityScan) resultText(ref resultRef, id string) string {
 		}
 		return false
 	})
-	return text
+	return text, isError
 }
 
 // failure reads a failed Bash result: Claude Code writes "Exit code N" and the output for a
@@ -234,11 +291,14 @@ func telling(out string) string {
 	return ""
 }
 
-// commitLine reads the first line git commit prints, "[main 1a2b3c4] subject" ("[main
+// commitLine reads the line git commit prints, "[main 1a2b3c4] subject" ("[main
 // (root-commit) 1a2b3c4] subject" on a repository's first), from a command's output: "<sha>
 // <subject>", or "".
 func commitLine(out string) string {
-	for _, l := range strings.Split(out, "\n") {
+	// The last such line: git prints its own after a hook's output, which can look the same.
+	lines := strings.Split(out, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := lines[i]
 		rest, ok := strings.CutPrefix(strings.TrimSpace(l), "[")
 		head, subject, ok2 := strings.Cut(rest, "] ")
 		if !ok || !ok2 || subject == "" {
@@ -265,7 +325,13 @@ func oneLine(s string, max int) string {
 	}
 	s = clean(strings.Join(parts, "; "))
 	if r := []rune(s); len(r) > max {
-		s = string(r[:max-1]) + "…"
+		// At a word: a value is redacted when it is written, and a token cut in two would
+		// leave a prefix the redaction cannot recognise.
+		cut := string(r[:max-1])
+		if i := strings.LastIndexAny(cut, " \t"); i >= 0 {
+			return strings.TrimRight(cut[:i], " \t") + " …"
+		}
+		return "…"
 	}
 	return s
 }

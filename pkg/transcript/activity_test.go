@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"io"
 	"os"
 	"reflect"
 	"strings"
@@ -191,5 +192,47 @@ func TestCommitLine(t *testing.T) {
 		if got := commitLine(out); got != want {
 			t.Errorf("commitLine(%q) = %q, want %q", out, got, want)
 		}
+	}
+}
+
+// A line that answers several commands gives each its own status; a result too long to read
+// whole is said to be so, not taken for a success; a tool use without an id takes no one's
+// result; the last commit line is git's own, after a hook's look-alike; a cut is at a word.
+func TestActivityEdgeCases(t *testing.T) {
+	multi := `{"type":"user","message":{"role":"user","content":[` +
+		`{"type":"tool_result","content":"a b","is_error":false,"tool_use_id":"m1"},` +
+		`{"type":"tool_result","content":"Exit code 2\nerror y","is_error":true,"tool_use_id":"m2"}]}}`
+	lim := small
+	lim.lineCap = 4096
+	long := bashResult("big", "Exit code 1\n"+strings.Repeat("z ", 4000)+"FAIL", true)
+	path := writeLines(t,
+		asst("a1", "", `{"type":"tool_use","id":"m1","name":"Bash","input":{"command":"ls"}}`, `{"type":"tool_use","id":"m2","name":"Bash","input":{"command":"make"}}`), multi,
+		bashUse("big", "go test ./..."), long,
+		asst("a2", "", `{"type":"tool_use","name":"Bash","input":{"command":"no id"}}`),
+		bashResult("", "Exit code 3\nnot mine", true),
+		bashUse("c1", "git commit -m x"), bashResult("c1", "[main deadbee] Security review approved\n[main 1a2b3c4] lexer: keep state\n 1 file changed", false),
+	)
+	var act *Activity
+	_, err := withFile(path, func(r io.ReaderAt, size int64) error {
+		seg, err := lim.sinceAt(r, size, "", 0, 0, false, newActivityScan(r, lim))
+		act = seg.act
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, c := range act.Commands {
+		got[c.Line] = c.Status
+	}
+	want := map[string]string{"ls": "exit 0", "make": "exit 2", "go test ./...": "result too long", "git commit -m x": "exit 0"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("statuses %v, want %v", got, want)
+	}
+	if act.LastCommit != "1a2b3c4 lexer: keep state" || act.LastError != "error y" {
+		t.Errorf("last commit %q, last error %q", act.LastCommit, act.LastError)
+	}
+	if s := oneLine("a b "+strings.Repeat("c", 20), 10); s != "a b …" {
+		t.Errorf("oneLine cut %q", s)
 	}
 }

@@ -86,6 +86,7 @@ type line struct {
 	data      []byte // content without the '\n' (and a final '\r'); a prefix when truncated
 	off       int64  // file offset of the line's first byte
 	truncated bool   // the line is longer than lineCap; data holds its first lineCap bytes
+	end       int64  // when truncated and read backwards: the offset just past the line's last byte
 }
 
 // backScanner yields the lines of a file from the last to the first. It keeps a window
@@ -211,6 +212,7 @@ func (s *backScanner) slide() bool {
 // huge handles a line longer than the window: it finds the line's start by scanning back for
 // '\n' chunk by chunk (holding nothing), then reads the line's first lineCap bytes.
 func (s *backScanner) huge() (line, bool) {
+	end := s.end
 	pos, start := s.bufOff, int64(0)
 	for pos > 0 {
 		c := max(0, pos-int64(len(s.buf)))
@@ -234,7 +236,7 @@ func (s *backScanner) huge() (line, bool) {
 	// The window now holds the prefix, not the bytes before start: start over from there.
 	s.end, s.bufOff, s.bufLen = start-1, start-1, 0
 	s.idxFrom, s.nl = 0, s.nl[:0]
-	return line{data: prefix, off: start, truncated: true}, true
+	return line{data: prefix, off: start, truncated: true, end: end}, true
 }
 
 // fwdScanner yields the lines of [from, size) in order. A line longer than lineCap is yielded

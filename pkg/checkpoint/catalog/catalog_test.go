@@ -437,7 +437,7 @@ func TestAttachSummaryLossRecord(t *testing.T) {
 	_, body := checkpoint.SplitLoose(data)
 	_, sec := checkpoint.ParseBody(body)
 	lost, _ := checkpoint.ReadLoss(sec.Notes)
-	want := []string{"error: undefined: parseHeader", "command: exit 1 | go test ./pkg/...", "file: pkg/b.go"}
+	want := []string{"error: undefined: parseHeader", "command: exit 1: go test ./pkg/...", "file: pkg/b.go"}
 	if !reflect.DeepEqual(lost, want) || strings.Count(string(data), "Not in Claude Code's summary") != 1 {
 		t.Errorf("loss record %q, want %q:\n%s", lost, want, data)
 	}
