@@ -35,7 +35,7 @@ func parkingStore(c *CLI) (*parking.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parking.New(p.Root, p.Config, p.Files, p.Now), nil
+	return parking.Open(p), nil
 }
 
 // warnIndex writes the *parking.IndexError in err, if any, as warnings — the items were removed

@@ -61,7 +61,8 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 	}); err != nil {
 		errs = append(errs, fmt.Errorf("timeline: %w", err))
 	}
-	_, err := parking.Expire(inv.Root, inv.Config, inv.Files, inv.Now)
+	parked := parking.Open(inv.Project)
+	_, err := parked.Expire()
 	if ie, rest := parking.IndexWarning(err); ie != nil {
 		inv.Warn("parked items: %v", ie) // expired and logged; a pointer may remain in Claude Code's index
 		err = rest
@@ -70,7 +71,7 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 		errs = append(errs, fmt.Errorf("parked items: %w", err))
 	}
 	if in.SessionID != "" {
-		if _, _, err := handoff.Write(inv.Project, catalog.Open(inv.Project), runstate.Open(inv.Project),
+		if _, _, err := handoff.Write(inv.Project, catalog.Open(inv.Project), runstate.Open(inv.Project), parked,
 			handoff.Input{SessionID: in.SessionID, TranscriptPath: in.TranscriptPath, Reason: in.Reason},
 		); err != nil {
 			errs = append(errs, fmt.Errorf("hand-off: %w", err))

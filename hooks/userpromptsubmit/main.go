@@ -72,7 +72,7 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 // happened, or "".
 func park(inv *hookio.Invocation, in hookio.UserPromptSubmit) (string, error) {
 	out, err := autopark.Run(in.Prompt,
-		func() autopark.Store { return parking.New(inv.Root, inv.Config, inv.Files, inv.Now) },
+		func() autopark.Store { return parking.Open(inv.Project) },
 		func() string {
 			if in.TranscriptPath == "" {
 				return ""

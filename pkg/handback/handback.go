@@ -197,7 +197,7 @@ func afterCompaction(p *project.Project, s Start, cat *catalog.Catalog) string {
 		Record: checkpoint.ReadRecord(sec.Notes), Tasks: catalog.TaskLines(sec.Remaining),
 	}
 	h.Files = appendNew(h.Files, earlierFiles(p, cat, s.SessionID, c.File)...)
-	if n, err := parking.New(p.Root, p.Config, p.Files, p.Now).Count(); err == nil {
+	if n, err := parking.Open(p).Count(); err == nil {
 		h.Parked = n
 	}
 	return brief.AfterCompaction(h)

@@ -41,8 +41,9 @@ type Input struct {
 }
 
 // Write leaves the session's hand-off when it did work since its last checkpoint, and returns
-// it; written is false when there was nothing new to hand off.
-func Write(p *project.Project, cat *catalog.Catalog, runs *runstate.Runs, in Input) (saved checkpoint.Saved, written bool, err error) {
+// it; written is false when there was nothing new to hand off. cat, runs and parked are the
+// project's handles the hook opened (SessionEnd has just expired parked items through parked).
+func Write(p *project.Project, cat *catalog.Catalog, runs *runstate.Runs, parked *parking.Store, in Input) (saved checkpoint.Saved, written bool, err error) {
 	if in.SessionID == "" {
 		return saved, false, errors.New("no session_id in the payload")
 	}
@@ -123,7 +124,7 @@ func Write(p *project.Project, cat *catalog.Catalog, runs *runstate.Runs, in Inp
 		st, _, _ := runs.State()
 		hi.Run, hi.State = &r, &st
 	}
-	if n, err := parking.New(p.Root, p.Config, p.Files, p.Now).Count(); err == nil {
+	if n, err := parked.Count(); err == nil {
 		hi.Parked = n
 	}
 	var files []string

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
 	"github.com/cairn-hooks/cairn/pkg/checkpoint/catalog"
+	"github.com/cairn-hooks/cairn/pkg/parking"
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/runstate"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
@@ -40,7 +41,7 @@ func (w *world) env() *project.Project {
 func (w *world) end() (checkpoint.Saved, bool) {
 	w.t.Helper()
 	w.now = w.now.Add(time.Minute)
-	s, written, err := Write(w.env(), catalog.Open(w.env()), runstate.Open(w.env()), Input{SessionID: "s1", TranscriptPath: w.tr, Reason: "other"})
+	s, written, err := Write(w.env(), catalog.Open(w.env()), runstate.Open(w.env()), parking.Open(w.env()), Input{SessionID: "s1", TranscriptPath: w.tr, Reason: "other"})
 	if err != nil {
 		w.t.Fatal(err)
 	}

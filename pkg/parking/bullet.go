@@ -51,19 +51,32 @@ const (
 // false when text is not a bullet. The fields come back canonical (see format), so that
 // parseBullet(format(b)) == b for every b that parseBullet returns.
 func parseBullet(text string) (b Bullet, ok bool) {
+	slug, rest, ok := splitBullet(text)
+	if !ok {
+		return Bullet{}, false
+	}
+	b = parseFields(rest)
+	b.Slug = slug
+	if b.Slug == "" {
+		b.Slug = deriveSlug(b.Summary)
+	}
+	return b, true
+}
+
+// splitBullet is the first half of parseBullet: text without its list marker and box, made one
+// line, then split into its slug (Slugify'd; "" when it has none) and the fields after it.
+func splitBullet(text string) (slug, rest string, ok bool) {
 	s := strings.TrimLeft(text, " \t")
 	if len(s) < 2 || !strings.ContainsRune("-*+", rune(s[0])) || (s[1] != ' ' && s[1] != '\t') {
-		return Bullet{}, false
+		return "", "", false
 	}
 	s = plain.Line(s[2:], 0)
 	for _, box := range []string{"[ ] ", "[x] ", "[X] "} {
 		s = strings.TrimPrefix(s, box)
 	}
 	if s == "" {
-		return Bullet{}, false
+		return "", "", false
 	}
-	var rest string
-	slug := ""
 	if inner, after, found := delimited(s); found {
 		slug, rest = Slugify(inner), after
 	} else if tok, after, found := bareSlug(s); found {
@@ -74,12 +87,18 @@ func parseBullet(text string) (b Bullet, ok bool) {
 	if slug != "" {
 		rest = stripSeparator(rest)
 	}
-	b = parseFields(rest)
-	b.Slug = slug
-	if b.Slug == "" {
-		b.Slug = deriveSlug(b.Summary)
+	return slug, rest, true
+}
+
+// raisedOf is the Raised date parseBullet reads from text ("" when it has none), found without
+// cleaning the other fields: each of those is redacted, which is most of a bullet's parse, and
+// Expire's first look and Count need the dates alone. ok is parseBullet's.
+func raisedOf(text string) (raised string, ok bool) {
+	_, rest, ok := splitBullet(text)
+	if !ok {
+		return "", false
 	}
-	return b, true
+	return parseDate(cleanField(fieldValues(rest)[fieldRaised])), true
 }
 
 // delimited splits "**slug** rest", "__slug__ rest" or "`slug` rest".
@@ -133,7 +152,18 @@ func stripSeparator(s string) string {
 // parseFields splits the text after the slug at the field markers. The text before the first
 // marker is the summary; a field named twice keeps its first value.
 func parseFields(s string) Bullet {
-	var vals [4]string
+	vals := fieldValues(s)
+	b := Bullet{
+		Summary: cleanField(vals[fieldSummary]),
+		Why:     cleanField(vals[fieldWhy]),
+		How:     cleanField(vals[fieldHow]),
+	}
+	b.Raised = parseDate(cleanField(vals[fieldRaised]))
+	return b
+}
+
+// fieldValues is s split at its field markers, each field's first value as written.
+func fieldValues(s string) (vals [4]string) {
 	var seen [4]bool
 	field, start := fieldSummary, 0
 	set := func(end int) {
@@ -146,13 +176,7 @@ func parseFields(s string) Bullet {
 		field, start = markers[m].field, i+len(markers[m].text)
 	})
 	set(len(s))
-	b := Bullet{
-		Summary: cleanField(vals[fieldSummary]),
-		Why:     cleanField(vals[fieldWhy]),
-		How:     cleanField(vals[fieldHow]),
-	}
-	b.Raised = parseDate(cleanField(vals[fieldRaised]))
-	return b
+	return vals
 }
 
 // scanMarkers calls fn with the offset and index of each field marker in s, in order. A marker

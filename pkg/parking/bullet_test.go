@@ -102,7 +102,8 @@ func TestSlugify(t *testing.T) {
 }
 
 // FuzzParseBullet: parsing never panics, a parsed bullet formats to a valid one-line bullet,
-// and parse → format → parse is stable.
+// parse → format → parse is stable, and the dates-only parse (raisedOf) reads the date the whole
+// parse reads.
 func FuzzParseBullet(f *testing.F) {
 	for _, s := range []string{
 		"- **fix-login** — User raised: fix. Pending: which?. Raised: 2026-03-01. Why: w. How to apply: h.",
@@ -119,6 +120,9 @@ func FuzzParseBullet(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		b, ok := parseBullet(s)
+		if raised, rok := raisedOf(s); rok != ok || raised != b.Raised {
+			t.Fatalf("raisedOf(%q) = %q, %v; parseBullet: %q, %v", s, raised, rok, b.Raised, ok)
+		}
 		if !ok {
 			return
 		}

@@ -150,6 +150,9 @@ func New(root, config string, files safefile.Writer, now func() time.Time) *Stor
 	return &Store{Root: root, Config: config, Files: files, Legacy: files.Under(dirs...), Dirs: dirs, Now: now}
 }
 
+// Open returns the store of p's project: New with p's root, config directory, writer and clock.
+func Open(p *project.Project) *Store { return New(p.Root, p.Config, p.Files, p.Now) }
+
 // Expire deletes the parked items of the project at root that are ExpireDays old or more —
 // bullets by their Raised date, legacy files by their modification time — recording each in the
 // audit log with "action":"expired" first, and returns them. It also gives undated bullets
@@ -195,6 +198,25 @@ func (s *Store) read() (*section, error) {
 	p := s.parse(data, exists)
 	s.seen.Store(p)
 	return p.sec, nil
+}
+
+// dates is the Raised date of each bullet under "## Parked items" ("" for an undated one), read
+// without the lock: what Expire's first look and Count need. It parses the bullets for their
+// dates alone (raisedDates), unless the last read parsed the same bytes whole already.
+func (s *Store) dates() ([]string, error) {
+	data, _, err := safefile.ReadFile(s.Root, sessionfile.Path(s.Root), sessionfile.MaxSize)
+	exists := !errors.Is(err, fs.ErrNotExist)
+	if err != nil && exists {
+		return nil, err
+	}
+	if p := s.seen.Load(); p != nil && p.exists == exists && bytes.Equal(p.data, data) {
+		out := make([]string, len(p.sec.blocks))
+		for i, bl := range p.sec.blocks {
+			out[i] = bl.bullet.Raised
+		}
+		return out, nil
+	}
+	return raisedDates(sessionfile.Split(data, exists).Parked()), nil
 }
 
 // List returns the open items, current bullets in file order then legacy files newest first,
@@ -423,12 +445,12 @@ func (s *Store) FreshBullets() int {
 // SessionStart and SessionEnd call it every time, and usually nothing is due.
 func (s *Store) mayExpire() bool {
 	today := s.Now()
-	sec, err := s.read()
+	dates, err := s.dates()
 	if err != nil {
 		return true // let Expire report it
 	}
-	for _, bl := range sec.blocks {
-		if !bl.dated || ageDays(bl.bullet.Raised, today) >= ExpireDays {
+	for _, raised := range dates {
+		if raised == "" || ageDays(raised, today) >= ExpireDays {
 			return true
 		}
 	}
@@ -582,11 +604,11 @@ func (s *Store) Archive(query string) (Item, error) {
 // legacy directories, opening no legacy file. It counts a legacy file whose item a bullet repeats
 // (List shows the two as one) twice.
 func (s *Store) Count() (int, error) {
-	sec, err := s.read()
+	dates, err := s.dates()
 	if err != nil {
 		return 0, err
 	}
-	n := len(sec.blocks)
+	n := len(dates)
 	for _, dir := range s.Dirs {
 		names, _, err := safefile.ReadDir(dir, dir, maxLegacyEntries)
 		if errors.Is(err, fs.ErrNotExist) {

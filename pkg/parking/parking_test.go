@@ -5,15 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/cairn-hooks/cairn/pkg/flatmatter"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/cairn-hooks/cairn/pkg/flatmatter"
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 	"github.com/cairn-hooks/cairn/pkg/sessionfile"
@@ -704,5 +705,50 @@ func TestParseReusedOnlyForTheSameBytes(t *testing.T) {
 	}
 	if got := f.read(t); strings.Count(got, "\n- **") != 3 {
 		t.Fatalf("an item was lost:\n%s", got)
+	}
+}
+
+// Count and Expire's first look read the bullets for their dates alone (Store.dates): the same
+// dates, the same bullets, as the whole parse finds, whether or not a whole parse of the same
+// bytes is at hand.
+func TestDatesMatchTheWholeParse(t *testing.T) {
+	f := newFixture(t)
+	f.write(t, "# Session context\n\n## Parked items\n\n"+
+		"- **a** — first. Raised: "+date(3)+". Why: the AKIA0123456789ABCDEF key.\n"+
+		"* b — undated, Why: w\n"+
+		"  continued. Raised: "+date(40)+".\n"+
+		"- Raised: 2026-02-30\n"+
+		"-not a bullet\n"+
+		"+ [x] `c`: Pending: q? (raised: "+date(31)+")\n"+
+		"\n## Other\n\n- **d** — elsewhere. Raised: "+date(1)+".\n")
+	whole := func(s *Store) []string {
+		sec, err := s.read()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, bl := range sec.blocks {
+			out = append(out, bl.bullet.Raised)
+		}
+		return out
+	}
+	want := whole(New(f.root, f.config, safefile.Disk{Roots: []string{f.root}}, clock))
+	if len(want) != 4 || want[0] != date(3) || want[1] != date(40) || want[2] != "" || want[3] != date(31) {
+		t.Fatalf("the whole parse: %q", want)
+	}
+	fresh := New(f.root, f.config, safefile.Disk{Roots: []string{f.root}}, clock)
+	if got, err := fresh.dates(); err != nil || !slices.Equal(got, want) {
+		t.Fatalf("dates alone: %q, %v; want %q", got, err, want)
+	}
+	if fresh.seen.Load() != nil {
+		t.Fatal("the dates-only read kept a parse: a later read would take it for a whole one")
+	}
+	seen := New(f.root, f.config, safefile.Disk{Roots: []string{f.root}}, clock)
+	whole(seen)
+	if got, err := seen.dates(); err != nil || !slices.Equal(got, want) {
+		t.Fatalf("dates from the whole parse: %q, %v; want %q", got, err, want)
+	}
+	if n, err := fresh.Count(); err != nil || n != 4 {
+		t.Fatalf("Count %d, %v", n, err)
 	}
 }

@@ -26,26 +26,46 @@ type block struct {
 
 func parseSection(f *sessionfile.File) *section {
 	s := &section{lines: f.Parked(), present: f.HasParked(), followed: f.Followed()}
-	for i := 0; i < len(s.lines); {
-		if !isBulletLine(s.lines[i]) {
+	eachBullet(s.lines, func(start, end int, joined, raw string) {
+		if b, ok := parseBullet(joined); ok {
+			s.blocks = append(s.blocks, block{start: start, end: end, bullet: b, dated: b.Raised != "", text: raw})
+		}
+	})
+	return s
+}
+
+// raisedDates is the Raised date of each bullet of the section in lines, in order, "" for an
+// undated one: parseSection's bullets, parsed for their dates alone (raisedOf).
+func raisedDates(lines []string) []string {
+	var out []string
+	eachBullet(lines, func(_, _ int, joined, _ string) {
+		if raised, ok := raisedOf(joined); ok {
+			out = append(out, raised)
+		}
+	})
+	return out
+}
+
+// eachBullet calls fn with each bullet line of lines and its continuation lines (lines start to
+// end, end exclusive): joined as one line of text, and raw as written, without the last line end.
+func eachBullet(lines []string, fn func(start, end int, joined, raw string)) {
+	for i := 0; i < len(lines); {
+		if !isBulletLine(lines[i]) {
 			i++
 			continue
 		}
 		j := i + 1
-		for j < len(s.lines) && isContinuation(s.lines[j]) {
+		for j < len(lines) && isContinuation(lines[j]) {
 			j++
 		}
 		var joined, raw []string
 		for k := i; k < j; k++ {
-			joined = append(joined, strings.TrimSpace(trimEOL(s.lines[k])))
-			raw = append(raw, trimEOL(s.lines[k]))
+			joined = append(joined, strings.TrimSpace(trimEOL(lines[k])))
+			raw = append(raw, trimEOL(lines[k]))
 		}
-		if b, ok := parseBullet(strings.Join(joined, " ")); ok {
-			s.blocks = append(s.blocks, block{start: i, end: j, bullet: b, dated: b.Raised != "", text: strings.Join(raw, "\n")})
-		}
+		fn(i, j, strings.Join(joined, " "), strings.Join(raw, "\n"))
 		i = j
 	}
-	return s
 }
 
 func trimEOL(l string) string {
