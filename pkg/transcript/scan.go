@@ -268,24 +268,34 @@ func newFwdScanner(r io.ReaderAt, size, from int64, lim limits) *fwdScanner {
 }
 
 // fill compacts the unread bytes to the front of the buffer and reads more after them.
-// It returns false at the end of the range or on error.
+// It returns false at the end of the range or on error. The window starts at minWindow and
+// doubles at each fill, up to a line and a half (lineCap), never past the end of the range: a
+// question the first lines answer (the session's first prompt) reads a few KiB, not the first
+// MiB, and a scan that needs another read is likely to need many, which bigger reads serve.
 func (s *fwdScanner) fill() bool {
 	pos := s.bufOff + int64(s.hi)
 	if pos >= s.size || s.err != nil {
 		return false
 	}
-	if s.buf == nil {
-		s.buf = make([]byte, int(min(int64(s.lim.lineCap+s.lim.lineCap/2), s.size-s.bufOff)))
+	n := s.hi - s.lo
+	want := min(max(2*len(s.buf), s.lim.minWindow), s.lim.lineCap+s.lim.lineCap/2)
+	// The unread bytes and the rest of the range; more than n, as pos < size.
+	want = int(min(int64(want), s.size-s.bufOff-int64(s.lo)))
+	if want > len(s.buf) {
+		nb := make([]byte, want)
+		copy(nb, s.buf[s.lo:s.hi])
+		s.buf = nb
+	} else {
+		copy(s.buf, s.buf[s.lo:s.hi])
 	}
-	n := copy(s.buf, s.buf[s.lo:s.hi])
 	s.bufOff += int64(s.lo)
 	s.lo, s.hi = 0, n
-	want := int(min(int64(len(s.buf)-n), s.size-pos))
-	if err := readFull(s.r, s.buf[n:n+want], pos); err != nil {
+	more := int(min(int64(len(s.buf)-n), s.size-pos))
+	if err := readFull(s.r, s.buf[n:n+more], pos); err != nil {
 		s.err = err
 		return false
 	}
-	s.hi += want
+	s.hi += more
 	return true
 }
 

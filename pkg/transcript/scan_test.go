@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -247,5 +248,46 @@ func TestLastIndexNL(t *testing.T) {
 		if got, want := lastIndexNL(b), bytes.LastIndexByte(b, '\n'); got != want {
 			t.Fatalf("lastIndexNL(%q) = %d, want %d", b, got, want)
 		}
+	}
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r    io.ReaderAt
+	read int64
+}
+
+func (c *countingReader) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.r.ReadAt(p, off)
+	c.read += int64(n)
+	return n, err
+}
+
+// The forward scanner reads a window that grows: the session's first prompt, on the first line of
+// a 2 MiB transcript, costs one minWindow read, not the first MiB (SessionEnd asks for it when no
+// hand-off holds it yet). A scan of the whole range still reads every byte once and yields every line.
+func TestForwardWindowGrows(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString(`{"type":"user","message":{"role":"user","content":"the first request"}}` + "\n")
+	for i := 0; b.Len() < 2<<20; i++ {
+		fmt.Fprintf(&b, `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"reply %d %s"}]}}`+"\n", i, strings.Repeat("x", 200))
+	}
+	data := b.Bytes()
+	c := &countingReader{r: bytes.NewReader(data)}
+	first, err := defaultLimits.firstPromptAt(c, int64(len(data)))
+	if err != nil || first != "the first request" {
+		t.Fatalf("first prompt %q, %v", first, err)
+	}
+	if c.read > int64(defaultLimits.minWindow) {
+		t.Errorf("the first prompt read %d bytes, want at most %d", c.read, defaultLimits.minWindow)
+	}
+	c = &countingReader{r: bytes.NewReader(data)}
+	f := newFwdScanner(c, int64(len(data)), 0, defaultLimits)
+	lines := 0
+	for _, ok := f.next(); ok; _, ok = f.next() {
+		lines++
+	}
+	if f.err != nil || c.read != int64(len(data)) || lines != bytes.Count(data, []byte("\n")) {
+		t.Errorf("whole range: %d lines of %d, %d bytes read of %d, err %v", lines, bytes.Count(data, []byte("\n")), c.read, len(data), f.err)
 	}
 }
