@@ -163,6 +163,7 @@ type facts struct {
 	completed []tasks.Task
 	edited    []string
 	prompts   []string
+	promptsAt []int64 // where the prompts' lines start in the transcript
 	branch    string
 	record    checkpoint.Record
 }
@@ -182,7 +183,7 @@ func gather(p *project.Project, in Input, id catalog.CompactionID) facts {
 		if err != nil {
 			p.Warn("%v", err)
 		}
-		f.edited, f.prompts = tr.Edited, tr.Prompts
+		f.edited, f.prompts, f.promptsAt = tr.Edited, tr.Prompts, tr.At
 		f.record = catalog.NewRecord(tr.Activity, tr.LastText, tr.Prompts)
 		for _, td := range tr.Todos {
 			all = append(all, tasks.Task{ID: td.ID, Subject: td.Subject, Status: td.Status})
@@ -255,7 +256,7 @@ func autoCheckpoint(p *project.Project, cat *catalog.Catalog, in Input, f facts,
 	ai := catalog.AutoInput{
 		SessionID: in.SessionID, Trigger: in.Trigger, Event: f.id.String(),
 		Instructions: in.Instructions, Branch: f.branch, Now: f.at,
-		Open: f.open, Completed: f.completed, FilesEdited: f.edited, Prompts: f.prompts, Record: f.record,
+		Open: f.open, Completed: f.completed, FilesEdited: f.edited, Prompts: f.prompts, PromptsAt: f.promptsAt, Record: f.record,
 	}
 	if in.SessionID != "" {
 		if started, ok := registry.New(p.Files, p.Root).Started(in.SessionID); ok {

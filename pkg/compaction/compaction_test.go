@@ -208,3 +208,25 @@ func TestRecordSnapshotsAskForOrderedNoSync(t *testing.T) {
 		}
 	}
 }
+
+// The automatic checkpoint's catalog entry records where the lines of the prompts it keeps start
+// in the transcript (catalog.Entry.PromptsAt), so that the session's hand-off reads them there.
+func TestRecordKeepsWhereThePromptsAre(t *testing.T) {
+	root := t.TempDir()
+	tr := filepath.Join(t.TempDir(), "s.jsonl")
+	lines := []string{
+		`{"type":"user","message":{"role":"user","content":"first"}}`,
+		`{"type":"assistant","message":{"id":"m","role":"assistant","content":[{"type":"text","text":"ok"}]}}`,
+		`{"type":"user","message":{"role":"user","content":"second"}}`,
+	}
+	os.WriteFile(tr, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	w := projecttest.New(t, root, "", time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC))
+	if err := Record(w.Project, catalog.Open(w.Project), runstate.Open(w.Project), Input{SessionID: "s", TranscriptPath: tr, Trigger: "auto"}); err != nil {
+		t.Fatal(err)
+	}
+	cat := catalog.Open(w.Project).Entries()
+	want := []int64{int64(len(lines[0]) + len(lines[1]) + 2), 0}
+	if len(cat) != 1 || !slices.Equal(cat[0].PromptsAt, want) {
+		t.Fatalf("catalog %+v, want prompts at %v", cat, want)
+	}
+}

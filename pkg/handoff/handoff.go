@@ -32,8 +32,12 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/transcript"
 )
 
-// maxAutos is how many of the session's automatic checkpoints give their files to the hand-off.
-const maxAutos = 5
+// maxAutos is how many of the session's automatic checkpoints give their files to the hand-off;
+// maxPrompts how many of the user's last prompts it quotes.
+const (
+	maxAutos   = 5
+	maxPrompts = 3
+)
 
 // Input describes the session that ends.
 type Input struct {
@@ -141,9 +145,16 @@ func Write(p *project.Project, cat *catalog.Catalog, runs *runstate.Runs, parked
 		earlier = append(earlier, rec)
 	}
 	if in.TranscriptPath != "" {
-		if tr.Prompts, tr.LastText, err = transcript.LastWords(in.TranscriptPath, 3); err != nil {
+		// The prompts before the last checkpoint are read where it recorded them (LastWords).
+		var earlier []int64
+		if last != nil {
+			earlier = last.PromptsAt
+		}
+		w, err := transcript.LastWords(in.TranscriptPath, maxPrompts, from, earlier)
+		if err != nil {
 			p.Warn("%v", err)
 		}
+		tr.Prompts, tr.LastText, hi.PromptsAt = w.Prompts, w.LastText, w.At
 	}
 	hi.Prompts, hi.LastReply = tr.Prompts, tr.LastText
 	hi.Record = withEarlier(catalog.NewRecord(tr.Activity, tr.LastText, tr.Prompts), append(earlier, before.Record))

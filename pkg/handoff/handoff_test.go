@@ -1,9 +1,11 @@
 package handoff
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -262,5 +264,66 @@ func TestWriteCarriesTheSession(t *testing.T) {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("the hand-off lacks %q:\n%s", want, data)
 		}
+	}
+}
+
+// A hand-off records where the lines of the prompts it quotes start (catalog.Entry.PromptsAt),
+// and the next one reads the prompts from before that hand-off there, not by reading back over
+// all that came after them: it quotes the prompts a reading from the end gives, and it does read
+// them where the catalog says (pointed at another prompt line, it quotes that one).
+func TestWriteReadsEarlierPromptsWhereRecorded(t *testing.T) {
+	w := newWorld(t)
+	filler := `{"type":"assistant","message":{"id":"m-f","role":"assistant","content":[{"type":"text","text":"` + strings.Repeat("working ", 4000) + `"}]}}`
+	w.say(prompt("first request"), edit(filepath.Join(w.root, "a.go")))
+	for range 20 {
+		w.say(filler)
+	}
+	w.say(prompt("second request"), prompt("third request"), edit(filepath.Join(w.root, "b.go")))
+	if _, written := w.end(); !written {
+		t.Fatal("no first hand-off")
+	}
+	data, _ := os.ReadFile(w.tr)
+	at := func(text string) int64 { return int64(bytes.Index(data, []byte(prompt(text)))) }
+	entry := func() catalog.Entry {
+		t.Helper()
+		for _, e := range catalog.Open(w.env()).Entries() {
+			if e.Kind == checkpoint.KindHandoff {
+				return e
+			}
+		}
+		t.Fatal("no hand-off in the catalog")
+		return catalog.Entry{}
+	}
+	if got, want := entry().PromptsAt, []int64{at("third request"), at("second request"), at("first request")}; !slices.Equal(got, want) {
+		t.Fatalf("the hand-off recorded its prompts at %v, want %v", got, want)
+	}
+	w.say(prompt("fourth request"), edit(filepath.Join(w.root, "c.go")))
+	s, written := w.end()
+	if !written {
+		t.Fatal("no second hand-off")
+	}
+	body, _ := os.ReadFile(s.Path)
+	if !strings.Contains(string(body), "- fourth request\n- third request\n- second request\n") {
+		t.Fatalf("the second hand-off quotes:\n%s", body)
+	}
+	data, _ = os.ReadFile(w.tr)
+	if got, want := entry().PromptsAt, []int64{at("fourth request"), at("third request"), at("second request")}; !slices.Equal(got, want) {
+		t.Fatalf("the second hand-off recorded %v, want %v", got, want)
+	}
+
+	// Point the catalog's record at the first request in place of the second: the next hand-off
+	// reads there.
+	idx := filepath.Join(w.root, catalog.IndexFile)
+	cat, _ := os.ReadFile(idx)
+	planted := strings.Replace(string(cat), fmt.Sprint(at("second request"))+"]", fmt.Sprint(at("first request"))+"]", 1)
+	if planted == string(cat) {
+		t.Fatalf("no offset to replace in %s", cat)
+	}
+	os.WriteFile(idx, []byte(planted), 0o600)
+	w.say(edit(filepath.Join(w.root, "d.go")))
+	s, _ = w.end()
+	body, _ = os.ReadFile(s.Path)
+	if !strings.Contains(string(body), "- fourth request\n- third request\n- first request\n") {
+		t.Fatalf("the hand-off did not read the prompts where the catalog said:\n%s", body)
 	}
 }

@@ -197,27 +197,115 @@ func (lim limits) lastUserPrompts(path string, n int) ([]string, error) {
 }
 
 func (lim limits) lastUserPromptsAt(r io.ReaderAt, size int64, n int) ([]string, error) {
+	out, _, err := lim.promptLinesAt(r, size, n, 0)
+	return out, err
+}
+
+// promptLinesAt is lastUserPromptsAt with the offsets of the prompts' lines, looking only at the
+// lines that end at or after offset from: those a reader of the file's first from bytes did not
+// see whole.
+func (lim limits) promptLinesAt(r io.ReaderAt, size int64, n int, from int64) (out []string, at []int64, err error) {
 	var (
-		out []string
-		p   parser
-		s   = newBackScanner(r, size, lim, lim.maxBackScan)
+		p parser
+		s = newBackScanner(r, size, lim, lim.maxBackScan)
 	)
 	for len(out) < n {
 		l, ok := s.next()
-		if !ok {
+		if !ok || lineEnd(l) < from {
 			break
 		}
-		// Every user line says "user"; most of them near the end are tool results.
-		if isToolResult(l.data) || !bytes.Contains(l.data, []byte(`"user"`)) {
-			continue
-		}
-		if e, ok := p.entry(l); ok {
-			if text, ok := e.prompt(); ok {
-				out = append(out, clean(text))
-			}
+		if text, ok := p.promptLine(l); ok {
+			out, at = append(out, text), append(at, l.off)
 		}
 	}
-	return out, s.err
+	return out, at, s.err
+}
+
+// lineEnd is the offset just past the last byte of l's content.
+func lineEnd(l line) int64 {
+	if l.truncated && l.end > 0 {
+		return l.end
+	}
+	return l.off + int64(len(l.data))
+}
+
+// promptLine is the prompt l holds, cleaned, if it holds one.
+func (p *parser) promptLine(l line) (string, bool) {
+	// Every user line says "user"; most of them near the end are tool results.
+	if isToolResult(l.data) || !bytes.Contains(l.data, []byte(`"user"`)) {
+		return "", false
+	}
+	if e, ok := p.entry(l); ok {
+		if text, ok := e.prompt(); ok {
+			return clean(text), true
+		}
+	}
+	return "", false
+}
+
+// promptAt is the prompt of the line that starts at offset off; ok is false when no line starts
+// there or it holds no prompt.
+func (lim limits) promptAt(r io.ReaderAt, size, off int64) (string, bool, error) {
+	if off < 0 || off >= size {
+		return "", false, nil
+	}
+	// A prompt line is short: read a few KiB first (the window doubles for a longer one).
+	lim.minWindow = min(lim.minWindow, promptWindow)
+	s := newFwdScanner(r, size, off, lim)
+	l, ok := s.next()
+	if !ok || l.off != off {
+		return "", false, s.err
+	}
+	var p parser
+	text, ok := p.promptLine(l)
+	return text, ok, nil
+}
+
+// promptWindow is promptAt's first read.
+const promptWindow = 4 << 10
+
+// wordsAt is LastWords' reading of the prompts: the last n, most recent first, with their lines'
+// offsets. earlier is what the same reading returned when the file was from bytes long (a
+// checkpoint's record of it, most recent first): the lines before from are not read again, only
+// the prompts still needed, at those offsets. Where that record cannot be used whole (a line at
+// one of its offsets holds no prompt, as in a file rewritten since, or it falls short of n), the
+// file is read back as without it, so the answer is always the one a reading from the end gives.
+func (lim limits) wordsAt(r io.ReaderAt, size int64, n int, from int64, earlier []int64) ([]string, []int64, error) {
+	if from <= 0 || from > size || len(earlier) == 0 {
+		return lim.promptLinesAt(r, size, n, 0)
+	}
+	out, at, err := lim.promptLinesAt(r, size, n, from)
+	if err != nil || len(out) == n {
+		return out, at, err
+	}
+	prev := from
+	for _, off := range earlier {
+		if len(out) == n {
+			break
+		}
+		if off >= prev {
+			if off >= from {
+				continue // recorded after from, and read above if it is a prompt
+			}
+			return lim.promptLinesAt(r, size, n, 0) // not most recent first
+		}
+		prev = off
+		if slices.Contains(at, off) {
+			continue
+		}
+		text, ok, err := lim.promptAt(r, size, off)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !ok {
+			return lim.promptLinesAt(r, size, n, 0)
+		}
+		out, at = append(out, text), append(at, off)
+	}
+	if len(out) < n {
+		return lim.promptLinesAt(r, size, n, 0) // fewer recorded than needed: read back
+	}
+	return out, at, nil
 }
 
 // lastBoundaryAt finds the start of the last boundary line that starts at or after from.
@@ -728,6 +816,7 @@ type Compaction struct {
 	Size     int64    // the transcript's length when it was opened
 	Edited   []string // EditedFilesSinceBoundary
 	Prompts  []string // LastUserPrompts
+	At       []int64  // the offsets of the prompts' lines (Words.At)
 	Todos    []Todo   // LastTodos, for sessions without task files
 	HasTodos bool
 	Activity Activity // the commands since the last boundary
@@ -747,7 +836,7 @@ func ForCompaction(path, root string, n int, todos bool) (Compaction, error) {
 			return err
 		}
 		c.Edited, c.Activity = seg.since, *seg.act
-		if c.Prompts, err = defaultLimits.lastUserPromptsAt(r, size, n); err != nil {
+		if c.Prompts, c.At, err = defaultLimits.promptLinesAt(r, size, n, 0); err != nil {
 			return err
 		}
 		if c.LastText, err = defaultLimits.lastAssistantTextAt(r, size); err != nil {
@@ -812,17 +901,27 @@ func ForHandoff(path, root string, from int64, first, todos bool) (Handoff, erro
 	return h, err
 }
 
-// LastWords opens the transcript once and reads, from its end, the last n prompts (most recent
-// first) and Claude's last message: what a hand-off quotes.
-func LastWords(path string, n int) (prompts []string, last string, err error) {
+// Words is what a hand-off quotes of the transcript: the last prompts, most recent first, the
+// offsets of their lines (a later hand-off's earlier), and Claude's last message.
+type Words struct {
+	Prompts  []string
+	At       []int64
+	LastText string
+}
+
+// LastWords opens the transcript once and reads, from its end, the last n prompts and Claude's
+// last message. earlier is the At of a checkpoint taken when the transcript was from bytes long
+// (nil: none): the prompts before from are then read at those offsets, not found again by
+// reading back over everything since (wordsAt), with the same answer.
+func LastWords(path string, n int, from int64, earlier []int64) (w Words, err error) {
 	_, err = withFile(path, func(r io.ReaderAt, size int64) error {
 		lim := defaultLimits
 		var err error
-		if prompts, err = lim.lastUserPromptsAt(r, size, n); err != nil {
+		if w.Prompts, w.At, err = lim.wordsAt(r, size, n, from, earlier); err != nil {
 			return err
 		}
-		last, err = lim.lastAssistantTextAt(r, size)
+		w.LastText, err = lim.lastAssistantTextAt(r, size)
 		return err
 	})
-	return prompts, last, err
+	return w, err
 }

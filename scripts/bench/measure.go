@@ -49,14 +49,18 @@ func (f *fixture) exec(c *contender, wrap []string) (result, error) {
 	return r, err
 }
 
-// prepare restores the contender's state before a run.
+// prepare restores the contender's state before a run, and writes the restore back to disk
+// (settle), untimed.
 func (f *fixture) prepare(c *contender) error {
 	var fix func(string, []byte) []byte
 	if c.fresh {
 		fix = freshActivity(filepath.Join(f.proj, ".claude/state/session.json"), benchSession)
 	}
-	_, err := c.state.restore(fix)
-	return err
+	changed, err := c.state.restore(fix)
+	if err != nil || changed == 0 {
+		return err
+	}
+	return settle()
 }
 
 // warm runs every contender once, untimed, checks what it did, and warms the page cache.

@@ -49,6 +49,7 @@ type AutoInput struct {
 	Completed    []tasks.Task
 	FilesEdited  []string          // since the last compaction, most recent first
 	Prompts      []string          // the last user prompts, most recent first, as typed: Auto redacts them
+	PromptsAt    []int64           // where their lines start in the transcript (Entry.PromptsAt)
 	Record       checkpoint.Record // the commands since the last compaction, Claude's question and next step
 }
 
@@ -85,7 +86,7 @@ func (x *Catalog) Auto(in AutoInput) (saved checkpoint.Saved, written bool, err 
 			}
 			written = true
 		}
-		return Entry{Event: in.Event, File: saved.Rel, Kind: checkpoint.KindAuto, Session: in.SessionID, Branch: in.Branch, Time: in.Now, Size: -1, Tasks: TaskPrint(in.Open, in.Completed)}, true, nil, nil
+		return Entry{Event: in.Event, File: saved.Rel, Kind: checkpoint.KindAuto, Session: in.SessionID, Branch: in.Branch, Time: in.Now, Size: -1, Tasks: TaskPrint(in.Open, in.Completed), PromptsAt: in.PromptsAt}, true, nil, nil
 	})
 	return saved, written, err
 }

@@ -71,7 +71,18 @@ type Entry struct {
 	Size    int64     // a hand-off's transcript length when it was written; -1 when unknown
 	Line    string    // a hand-off's one line of what the session was doing
 	Tasks   string    // TaskPrint of the session's tasks when it was taken
+	// PromptsAt is where the lines of the session's last user prompts started in the transcript
+	// when it was taken (transcript.Words.At, most recent first; at most maxPromptsAt): the next
+	// hand-off reads them there instead of reading back over all that came after them. Each line
+	// is checked to be a prompt, and the offsets to fall before the transcript length the entry was
+	// taken at, most recent first; anything else costs that reading back. An entry counts only for
+	// the session whose id it carries, so what a wrong offset can do is quote another prompt of
+	// that session's own transcript.
+	PromptsAt []int64
 }
+
+// maxPromptsAt bounds Entry.PromptsAt: a hand-off quotes three prompts.
+const maxPromptsAt = 3
 
 // readCatalog reads IndexFile: a JSON array of objects. A damaged catalog reads as empty: it
 // costs Auto a scan of the newest checkpoints and the hand-back a pointer, nothing more. Entries
@@ -110,6 +121,8 @@ func readCatalog(data []byte) []Entry {
 				c.Line = v.String()
 			case "tasks":
 				c.Tasks = v.String()
+			case "prompts_at":
+				c.PromptsAt = readOffsets(v)
 			}
 			return true
 		})
@@ -124,6 +137,29 @@ func readCatalog(data []byte) []Entry {
 		out = append(out, c)
 		return true
 	})
+	return out
+}
+
+// readOffsets reads an Entry's prompts_at: an array of at most maxPromptsAt offsets, each a
+// whole number of bytes; anything else reads as none.
+func readOffsets(v gjson.Result) []int64 {
+	if !v.IsArray() {
+		return nil
+	}
+	var out []int64
+	ok := true
+	v.ForEach(func(_, o gjson.Result) bool {
+		n := o.Int()
+		if o.Type != gjson.Number || o.Raw != strconv.FormatInt(n, 10) || n < 0 || len(out) == maxPromptsAt {
+			ok = false
+			return false
+		}
+		out = append(out, n)
+		return true
+	})
+	if !ok {
+		return nil
+	}
 	return out
 }
 
@@ -158,12 +194,27 @@ func writeCatalog(cat []Entry) []byte {
 		}
 		o.StrOmitEmpty("line", c.Line)
 		o.StrOmitEmpty("tasks", c.Tasks)
+		if n := min(len(c.PromptsAt), maxPromptsAt); n > 0 {
+			o.B = append(o.Key("prompts_at"), offsets(c.PromptsAt[:n])...)
+		}
 		b = o.Close()
 	}
 	if len(cat) > 0 {
 		b = append(b, '\n')
 	}
 	return append(b, "]\n"...)
+}
+
+// offsets writes offs as a JSON array of numbers.
+func offsets(offs []int64) []byte {
+	b := []byte{'['}
+	for i, o := range offs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, o, 10)
+	}
+	return append(b, ']')
 }
 
 // Catalog is the handle on IndexFile for one process: opened from the project, read at most once

@@ -57,12 +57,40 @@ func TestCatalogReadsEarlierIndex(t *testing.T) {
 
 func TestCatalogRoundTrip(t *testing.T) {
 	in := []Entry{
-		{Event: "s1/manual/5", File: "memory/projects/p/checkpoints/20260418-143000-a.md", Kind: checkpoint.KindAuto, Session: "s1", Branch: "main", Time: t0.UTC(), Size: -1, Tasks: "x1"},
-		{File: "memory/projects/my proj/checkpoints/20260418-153000-b-\"quoted\".md", Kind: checkpoint.KindHandoff, Session: "s2", Branch: "feat/ü", Time: t0.Add(time.Hour).UTC(), Size: 1234, Line: "fix the\tlexer"},
+		{Event: "s1/manual/5", File: "memory/projects/p/checkpoints/20260418-143000-a.md", Kind: checkpoint.KindAuto, Session: "s1", Branch: "main", Time: t0.UTC(), Size: -1, Tasks: "x1", PromptsAt: []int64{900, 40, 0}},
+		{File: "memory/projects/my proj/checkpoints/20260418-153000-b-\"quoted\".md", Kind: checkpoint.KindHandoff, Session: "s2", Branch: "feat/ü", Time: t0.Add(time.Hour).UTC(), Size: 1234, Line: "fix the\tlexer", PromptsAt: []int64{1200}},
 	}
 	out := readCatalog(writeCatalog(in))
 	if fmt.Sprint(out) != fmt.Sprint(in) {
 		t.Fatalf("\n%v\n%v", out, in)
+	}
+}
+
+// prompts_at is read only as what cairn writes: at most three whole, non-negative numbers. The
+// catalog is a file a clone can commit; an offset that holds no prompt costs a reading from the
+// end (transcript.LastWords), and anything else is not read at all.
+func TestCatalogPromptsAt(t *testing.T) {
+	const file = `"file":"memory/projects/p/checkpoints/20260418-143000-a.md","kind":"handoff"`
+	for raw, want := range map[string]string{
+		`[3,2,1]`:                "[3 2 1]",
+		`[0]`:                    "[0]",
+		`[]`:                     "[]",
+		`[4,3,2,1]`:              "[]",
+		`[-1]`:                   "[]",
+		`[1.5]`:                  "[]",
+		`[1e3]`:                  "[]",
+		`["7"]`:                  "[]",
+		`7`:                      "[]",
+		`[99999999999999999999]`: "[]",
+	} {
+		cat := readCatalog([]byte(`[{` + file + `,"prompts_at":` + raw + `}]`))
+		if len(cat) != 1 || fmt.Sprint(cat[0].PromptsAt) != want {
+			t.Errorf("prompts_at %s read as %v, want %s", raw, cat, want)
+		}
+	}
+	long := Entry{File: "memory/projects/p/checkpoints/20260418-143000-a.md", Kind: checkpoint.KindHandoff, PromptsAt: []int64{5, 4, 3, 2, 1}}
+	if got := readCatalog(writeCatalog([]Entry{long})); len(got) != 1 || fmt.Sprint(got[0].PromptsAt) != "[5 4 3]" {
+		t.Errorf("five offsets written and read back as %v", got)
 	}
 }
 

@@ -46,6 +46,7 @@ type HandoffInput struct {
 	Open      []tasks.Task
 	Parked    int               // open parked items in the project
 	Size      int64             // the transcript's length now, so the next hand-off knows what is new
+	PromptsAt []int64           // where the lines of Prompts start in the transcript (Entry.PromptsAt)
 	Tasks     string            // TaskPrint of the session's tasks now
 	Record    checkpoint.Record // the commands, the last error and commit, Claude's question and next step
 }
@@ -73,7 +74,7 @@ func (x *Catalog) Handoff(in HandoffInput) (checkpoint.Saved, error) {
 		}
 		return Entry{
 			File: saved.Rel, Kind: checkpoint.KindHandoff, Session: in.SessionID, Branch: in.Branch, Time: in.Now,
-			Size: in.Size, Line: plain.Field(in.Doing, maxDoingRunes), Tasks: in.Tasks,
+			Size: in.Size, Line: plain.Field(in.Doing, maxDoingRunes), Tasks: in.Tasks, PromptsAt: in.PromptsAt,
 		}, true, old, nil
 	})
 	if saved.Rel == "" {
