@@ -231,9 +231,10 @@ func isSecretValue(v string) bool {
 // after a bare ':' (the way prose is written: "the token: it expired") is left alone when it is
 // an ordinary lowercase word; with '=' every value is masked. Values already masked stay as they are.
 //
-// The expression runs only over the lines that hold a needle: a pair's key holds a needle and
-// no newline, so a pair starts on the needle's line, and it ends at the latest at the end of
-// the line its value starts on (pairValue). A compaction summary of many kilobytes that says
+// The expression runs only over the lines that hold a needle followed by a ':' or '=' (pairSep): a
+// pair's key holds a needle and no newline, so a pair starts on the needle's line, and it ends at
+// the latest at the end of the line its value starts on. Prose that names a token or a password
+// without a separator after it costs the needle pass alone. A compaction summary of many kilobytes that says
 // "token" once costs the needle pass and the expression over one line, not over all of it. The
 // searches for line starts and ends only move forward, so the cost stays linear however many
 // needles a line holds.
@@ -253,11 +254,14 @@ func redactPairs(s string) string {
 	wa, wb := 0, -1       // the stretch being gathered, from a line start to a line end; none while wb < 0
 	line, scanned := 0, 0 // the start of the line of s[scanned]
 	for _, h := range hits {
+		v, sep := pairSep(s, h.i+h.n)
+		if !sep {
+			continue // no ':' or '=' after this key: no pair holds this needle (most prose)
+		}
 		if k := strings.LastIndexByte(s[scanned:h.i], '\n'); k >= 0 {
 			line = scanned + k + 1
 		}
 		scanned = h.i
-		v := pairValue(s, h.i+h.n)
 		if wb >= 0 && line <= wb {
 			if v > wb {
 				wb = lineEnd(s, v)
@@ -270,6 +274,9 @@ func redactPairs(s string) string {
 			done = wb
 		}
 		wa, wb = line, lineEnd(s, v)
+	}
+	if wb < 0 {
+		return s // no needle is followed by a separator
 	}
 	b.WriteString(s[done:wa])
 	b.WriteString(maskPairs(s[wa:wb]))
@@ -298,11 +305,12 @@ func maskPairs(s string) string {
 	})
 }
 
-// pairValue is where the value of a pair whose key holds a needle ending at i starts at the
+// pairSep is where the value of a pair whose key holds a needle ending at i starts at the
 // latest: past the rest of the key, a closing quote and the separator (blanks, newlines
 // included, around ':' or '='). The value never spans a line, so the pair ends at the latest
-// at the end of that line.
-func pairValue(s string, i int) int {
+// at the end of that line. sep is false when no ':' or '=' comes there: pairRe's separator
+// holds one, so no pair's key holds that needle.
+func pairSep(s string, i int) (v int, sep bool) {
 	for i < len(s) && isKeyByte(s[i]) {
 		i++
 	}
@@ -313,12 +321,12 @@ func pairValue(s string, i int) int {
 		i++
 	}
 	for i < len(s) && (s[i] == ':' || s[i] == '=') {
-		i++
+		i, sep = i+1, true
 	}
 	for i < len(s) && isSpace(s[i]) {
 		i++
 	}
-	return i
+	return i, sep
 }
 
 // lineEnd is the offset of the newline that ends the line of s[i], or len(s).
