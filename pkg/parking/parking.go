@@ -122,6 +122,11 @@ type Store struct {
 	// parks (update), and parsing the bullets — each field redacted — was a visible part of
 	// its time done twice. (Atomic, so that a Store stays safe for concurrent use.)
 	seen atomic.Pointer[parsed]
+
+	// listed is one more than the number of legacy files Expire's first look (mayExpire) found
+	// when nothing was due, 0 when unknown. Count, which SessionEnd's hand-off asks right after,
+	// takes it instead of listing the directories again. Every write through the store forgets it.
+	listed atomic.Int64
 }
 
 // parsed is session-context.md, split and its parked-items section parsed, with the bytes they
@@ -289,6 +294,8 @@ type txn struct {
 // pointers to the legacy files that fn removed leave their memory index (see unpoint): a
 // failure there comes back as an *IndexError, alone when nothing else failed.
 func (s *Store) update(fn func(t *txn) error, opts ...safefile.Option) error {
+	s.listed.Store(0)
+	defer s.listed.Store(0)
 	var t *txn
 	opts = append(opts, safefile.Limit(sessionfile.MaxSize))
 	_, err := s.Files.Update(sessionfile.Path(s.Root), 0o644, func(old []byte, exists bool) ([]byte, error) {
@@ -455,9 +462,13 @@ func (s *Store) mayExpire() bool {
 		}
 	}
 	cutoff := legacyCutoff(today)
+	listed, counted := int64(0), true
 	for _, dir := range s.Dirs {
 		// Missing: nothing there; unreadable: Expire cannot read it either.
-		names, _, _ := safefile.ReadDir(dir, dir, maxLegacyEntries)
+		names, _, err := safefile.ReadDir(dir, dir, maxLegacyEntries)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			counted = false // Count reports what ReadDir says
+		}
 		names = slices.DeleteFunc(names, func(n string) bool { return !IsLegacyName(n) })
 		infos, errs := safefile.LstatNames(dir, names)
 		for i := range names {
@@ -465,6 +476,10 @@ func (s *Store) mayExpire() bool {
 				return true
 			}
 		}
+		listed += int64(len(names))
+	}
+	if counted {
+		s.listed.Store(listed + 1)
 	}
 	return false
 }
@@ -609,6 +624,9 @@ func (s *Store) Count() (int, error) {
 		return 0, err
 	}
 	n := len(dates)
+	if l := s.listed.Load(); l > 0 {
+		return n + int(l-1), nil // Expire's first look listed them a moment ago
+	}
 	for _, dir := range s.Dirs {
 		names, _, err := safefile.ReadDir(dir, dir, maxLegacyEntries)
 		if errors.Is(err, fs.ErrNotExist) {

@@ -752,3 +752,30 @@ func TestDatesMatchTheWholeParse(t *testing.T) {
 		t.Fatalf("Count %d, %v", n, err)
 	}
 }
+
+// Count right after an Expire that found nothing due takes the legacy files that look listed
+// (SessionEnd counts for its hand-off a moment after expiring): it does not list the
+// directories again. A write through the store forgets that listing.
+func TestCountTakesExpiresListing(t *testing.T) {
+	f := newFixture(t)
+	s := New(f.root, f.config, safefile.Disk{Roots: []string{f.root}}, clock)
+	f.write(t, "## Parked items\n\n- **young** — y. Raised: "+date(2)+".\n")
+	f.legacy(t, project.Slug(f.root), "session-open-one.md", "one", "d", 3)
+	if exp, err := s.Expire(); err != nil || len(exp) != 0 {
+		t.Fatalf("nothing due: %+v %v", exp, err)
+	}
+	f.legacy(t, project.Slug(f.root), "session-open-two.md", "two", "d", 1)
+	if n, err := s.Count(); err != nil || n != 2 {
+		t.Fatalf("Count after Expire: %d, %v; want 2 (the bullet and the file Expire listed)", n, err)
+	}
+	if n, err := New(f.root, f.config, safefile.Disk{Roots: []string{f.root}}, clock).Count(); err != nil || n != 3 {
+		t.Fatalf("a fresh store's Count: %d, %v; want 3", n, err)
+	}
+	b, _ := NewBullet("deferred", "another idea", "detail", "", "")
+	if _, _, err := s.Park(b); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.Count(); err != nil || n != 4 {
+		t.Fatalf("Count after a park: %d, %v; want 4", n, err)
+	}
+}
