@@ -12,6 +12,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
@@ -65,8 +66,16 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 	text, err := handback.Text(inv.Project, catalog.Open(inv.Project), runs, handback.Start{
 		SessionID: in.SessionID, Source: in.Source, TranscriptPath: in.TranscriptPath,
 	})
-	if err != nil || text == "" {
+	if err != nil {
 		return err
+	}
+	// Repairs the hooks made to cairn's own state since the last start, this one's included, told
+	// once (hookio.TakeRepairs), after the hand-back and outside its budget (at most ~400 characters).
+	if notice := hookio.RepairNotice(inv.TakeRepairs()); notice != "" {
+		text = strings.TrimSpace(text + "\n\n" + notice)
+	}
+	if text == "" {
+		return nil
 	}
 	return hookio.WriteContext(&inv.Out, "SessionStart", text)
 }

@@ -125,3 +125,30 @@ func FuzzReadPayload(f *testing.F) {
 		ParseUserPromptSubmit(raw)
 	})
 }
+
+// A repair warning is noted in the user's config directory for the next SessionStart, which takes
+// the notes once; a dry run notes nothing and keeps them.
+func TestRepairNotes(t *testing.T) {
+	root, conf := t.TempDir(), t.TempDir()
+	now := time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)
+	inv := &Invocation{Project: &project.Project{Root: root, Config: conf, Now: func() time.Time { return now }}, stderr: io.Discard, name: "precompact"}
+	inv.warn("repaired: %s", ".claude/state/locks was not a directory (a regular file); moved aside to .locks.broken-1 and made again")
+	inv.warn("tasks: %s", "not a repair")
+	inv.warn("repaired: %s", ".claude/state/checkpoint-events.json could not be read (a FIFO); rebuilt from 0 checkpoints")
+	dry := &Invocation{Project: &project.Project{Root: root, Config: conf, Now: inv.Now, DryRun: true}, stderr: io.Discard, name: "sessionstart"}
+	dry.warn("repaired: %s", "planned only")
+	if got := dry.TakeRepairs(); len(got) != 2 {
+		t.Fatalf("a dry run's take: %q", got)
+	}
+	got := inv.TakeRepairs()
+	if len(got) != 2 || got[0] != "2026-12-04T10:00:00Z precompact: .claude/state/locks was not a directory (a regular file); moved aside to .locks.broken-1 and made again" {
+		t.Fatalf("notes: %q", got)
+	}
+	want := "cairn repaired its own state since the last session start (2 repairs; the latest, by precompact: .claude/state/checkpoint-events.json could not be read (a FIFO); rebuilt from 0 checkpoints). `cairn doctor` lists them; nothing needs doing."
+	if n := RepairNotice(got); n != want {
+		t.Fatalf("notice:\n%s\nwant\n%s", n, want)
+	}
+	if again := inv.TakeRepairs(); again != nil || RepairNotice(again) != "" {
+		t.Fatalf("taken twice: %q", again)
+	}
+}

@@ -43,6 +43,9 @@ func (inv *Invocation) warn(format string, args ...any) {
 	msg := plain.Line(fmt.Sprintf(format, args...), 0)
 	fmt.Fprintf(inv.stderr, "%s: warning: %s\n", inv.name, msg)
 	inv.log("warning", msg)
+	if what, ok := strings.CutPrefix(msg, repairedPrefix+" "); ok {
+		inv.noteRepair(what) // the next SessionStart says so (repairs.go)
+	}
 }
 
 // repaired reports a repair a write made to cairn's own state: a warning, so that it is in

@@ -98,7 +98,14 @@ func raisedOf(text string) (raised string, ok bool) {
 	if !ok {
 		return "", false
 	}
-	return parseDate(cleanField(fieldValues(rest)[fieldRaised])), true
+	v := fieldValues(rest)[fieldRaised]
+	// The value cairn writes, a date and its period, is all digits and dashes: no secret, no
+	// markup, nothing cleanField would change but the period. Anything else is cleaned as
+	// parseBullet cleans it.
+	if d := strings.TrimRight(strings.TrimSpace(v), ". "); len(d) == len(DateLayout) && strings.Trim(d, "0123456789-") == "" {
+		return parseDate(d), true
+	}
+	return parseDate(cleanField(v)), true
 }
 
 // delimited splits "**slug** rest", "__slug__ rest" or "`slug` rest".

@@ -115,6 +115,9 @@ func FuzzParseBullet(f *testing.F) {
 		"- **x** — ?. Why: !.",
 		"- **x** — a - why: b",
 		"+ [x] `k` : v (raised: 2020-02-30)",
+		"- **x** — y. Raised: 2026-11-20 .\u00a0",
+		"- **x** — y. Raised: 2026-11-2-.",
+		"- **x** — y. Raised: **2026-11-20**",
 	} {
 		f.Add(s)
 	}
