@@ -33,19 +33,38 @@ func IsControl(r rune) bool {
 		r >= 0xad && unicode.Is(unicode.Cf, r)
 }
 
-// simple reports ASCII text with no controls and single inner spaces, trimmed: what Line
-// returns unchanged (most text is, so Line costs one pass over it).
+// simple reports text that is valid UTF-8 with no control character, no white space but single
+// inner ASCII spaces, trimmed: what Line returns unchanged (most text is, so Line costs one pass
+// over it and no allocation; a bullet's em dash or a word in another script keeps it simple).
 func simple(s string) bool {
-	for i := 0; i < len(s); i++ {
+	for i := 0; i < len(s); {
 		c := s[i]
-		if c >= utf8.RuneSelf || c < ' ' || c == 0x7f {
+		if c < utf8.RuneSelf {
+			if c < ' ' || c == 0x7f || c == ' ' && (i == 0 || i == len(s)-1 || s[i+1] == ' ') {
+				return false
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 || IsControl(r) || unicode.IsSpace(r) {
 			return false
 		}
-		if c == ' ' && (i == 0 || i == len(s)-1 || s[i+1] == ' ') {
-			return false
-		}
+		i += n
 	}
 	return true
+}
+
+// lineSlow is Line's rewrite of text that is not simple.
+func lineSlow(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = strings.Map(func(r rune) rune {
+		if IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+	return strings.Join(strings.Fields(s), " ")
 }
 
 // Line returns s as one line: every control character and every run of white space becomes one
@@ -53,14 +72,7 @@ func simple(s string) bool {
 // the last of which is "…".
 func Line(s string, max int) string {
 	if !simple(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
-		s = strings.Map(func(r rune) rune {
-			if IsControl(r) {
-				return ' '
-			}
-			return r
-		}, s)
-		s = strings.Join(strings.Fields(s), " ")
+		s = lineSlow(s)
 	}
 	return Cut(s, max)
 }

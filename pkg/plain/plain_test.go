@@ -100,6 +100,8 @@ func TestFormatCharacters(t *testing.T) {
 // nothing a terminal obeys but newlines and tabs.
 func FuzzPlain(f *testing.F) {
 	f.Add("a\x1b]0;title\x07\nb\u2028c\xff", 10)
+	f.Add("- **slug** — Deferred: a thing. Raised: 2026-11-20.", 300)
+	f.Add("日本語 text\u00a0with\u3000spaces \ufffd", 300)
 	f.Fuzz(func(t *testing.T, s string, max int) {
 		max = int(uint(max)%300) + 1
 		l := Line(s, max)
@@ -108,6 +110,9 @@ func FuzzPlain(f *testing.F) {
 		}
 		if Line(l, max) != l {
 			t.Fatalf("Line not idempotent: %q", l)
+		}
+		if simple(s) && lineSlow(s) != s {
+			t.Fatalf("simple(%q), which Line returns as it is, but the rewrite gives %q", s, lineSlow(s))
 		}
 		term := Terminal(s)
 		if !utf8.ValidString(term) || strings.ContainsFunc(term, func(r rune) bool { return r != '\n' && r != '\t' && IsControl(r) }) {
