@@ -6,11 +6,13 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cairn-hooks/cairn/pkg/project"
+	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
 
 func TestReadPayloadOneObjectWithoutEOF(t *testing.T) {
@@ -131,11 +133,12 @@ func FuzzReadPayload(f *testing.F) {
 func TestRepairNotes(t *testing.T) {
 	root, conf := t.TempDir(), t.TempDir()
 	now := time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)
-	inv := &Invocation{Project: &project.Project{Root: root, Config: conf, Now: func() time.Time { return now }}, stderr: io.Discard, name: "precompact"}
+	files := safefile.Disk{Roots: []string{root}}
+	inv := &Invocation{Project: &project.Project{Root: root, Config: conf, Files: files, Now: func() time.Time { return now }}, stderr: io.Discard, name: "precompact"}
 	inv.warn("repaired: %s", ".claude/state/locks was not a directory (a regular file); moved aside to .locks.broken-1 and made again")
 	inv.warn("tasks: %s", "not a repair")
 	inv.warn("repaired: %s", ".claude/state/checkpoint-events.json could not be read (a FIFO); rebuilt from 0 checkpoints")
-	dry := &Invocation{Project: &project.Project{Root: root, Config: conf, Now: inv.Now, DryRun: true}, stderr: io.Discard, name: "sessionstart"}
+	dry := &Invocation{Project: &project.Project{Root: root, Config: conf, Files: safefile.DryRun{Out: io.Discard, Roots: []string{root}}, Now: inv.Now, DryRun: true}, stderr: io.Discard, name: "sessionstart"}
 	dry.warn("repaired: %s", "planned only")
 	if got := dry.TakeRepairs(); len(got) != 2 {
 		t.Fatalf("a dry run's take: %q", got)
@@ -151,4 +154,8 @@ func TestRepairNotes(t *testing.T) {
 	if again := inv.TakeRepairs(); again != nil || RepairNotice(again) != "" {
 		t.Fatalf("taken twice: %q", again)
 	}
+	if _, err := os.Stat(filepath.Join(conf, "cairn", ".claude")); err == nil {
+		t.Fatal("the notes' lock went under the config directory, not into the project's lock directory")
+	}
+	(&Invocation{Project: &project.Project{Root: root, Config: conf, Now: inv.Now}, stderr: io.Discard}).warn("repaired: before the world was built")
 }

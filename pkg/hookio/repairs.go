@@ -34,7 +34,7 @@ func repairsFile(config, root string) string {
 // noteRepair notes a repair (what, after the "repaired:" prefix) for the next SessionStart. Best
 // effort and unsynced: a lost note costs the notice, never the repair, which cairn.log keeps.
 func (inv *Invocation) noteRepair(what string) {
-	if inv.DryRun || inv.Config == "" || inv.Root == "" {
+	if inv.DryRun || inv.Config == "" || inv.Root == "" || inv.Files == nil {
 		return
 	}
 	dir := filepath.Join(inv.Config, "cairn")
@@ -42,14 +42,16 @@ func (inv *Invocation) noteRepair(what string) {
 		return
 	}
 	line := fmt.Sprintf("%s %s: %s\n", inv.Now().UTC().Format(time.RFC3339), inv.name, plain.Line(what, maxRepairRunes))
-	_ = safefile.Disk{Roots: []string{dir}}.Append(repairsFile(inv.Config, inv.Root), []byte(line), 0o600, safefile.NoSync, safefile.RotateAt(maxRepairNotes))
+	// Through the project's writer, let out under <config>/cairn alone: its lock stays in the
+	// project's lock directory, as the records of runs and parked items do.
+	_ = inv.Files.Under(dir).Append(repairsFile(inv.Config, inv.Root), []byte(line), 0o600, safefile.NoSync, safefile.RotateAt(maxRepairNotes))
 }
 
 // TakeRepairs returns the repairs the hooks noted since the last call, oldest first (each
 // "<time> <hook>: <what>"), and removes the notes. A note a hook appends between the read and the
 // removal is lost to the notice only.
 func (inv *Invocation) TakeRepairs() []string {
-	if inv.Config == "" || inv.Root == "" {
+	if inv.Config == "" || inv.Root == "" || inv.Files == nil {
 		return nil
 	}
 	path := repairsFile(inv.Config, inv.Root)
@@ -58,7 +60,7 @@ func (inv *Invocation) TakeRepairs() []string {
 		return nil
 	}
 	if !inv.DryRun {
-		_ = safefile.Disk{Roots: []string{filepath.Join(inv.Config, "cairn")}}.Remove(path)
+		_ = inv.Files.Under(filepath.Join(inv.Config, "cairn")).Remove(path)
 	}
 	var out []string
 	for _, l := range strings.Split(string(data), "\n") {

@@ -548,10 +548,10 @@ func snapshot(t testing.TB, dirs ...string) tree {
 			if d.IsDir() && d.Name() == "cairn" && filepath.Base(filepath.Dir(p)) == ".claude" {
 				return nil // <config>/cairn itself: made for the records below; what else it holds is walked
 			}
-			if d.IsDir() && (d.Name() == "runs" || d.Name() == "parked") && filepath.Base(filepath.Dir(p)) == "cairn" {
-				// <config>/cairn/runs and parked: cairn's records of the runs started and the
-				// items parked on this machine (docs/RELIABILITY.md, the trust boundary), the one
-				// place outside the project it writes to on purpose.
+			if d.IsDir() && (d.Name() == "runs" || d.Name() == "parked" || d.Name() == "repairs") && filepath.Base(filepath.Dir(p)) == "cairn" {
+				// <config>/cairn/runs, parked and repairs: cairn's records of the runs started, the
+				// items parked and the repairs made on this machine (docs/RELIABILITY.md, the trust
+				// boundary), the one place outside the project it writes to on purpose.
 				return filepath.SkipDir
 			}
 			fi, err := os.Lstat(p)
