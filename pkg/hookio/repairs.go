@@ -17,13 +17,15 @@ import (
 // which only `cairn doctor` and Claude Code's debug log show. So the hook that makes one also
 // notes it where no repository can write, the user's config directory
 // (<config>/cairn/repairs/<slug of the root>), and the next SessionStart takes the notes
-// (TakeRepairs) and says so once, in cairn's own words. A note is cairn's text about cairn's own
-// files: no repository text is in it.
+// (TakeRepairs) and says so once (RepairNotice). A note holds the time and the hook's name and
+// nothing of the warning's text: a warning can carry names a clone chose (a run's directory, the
+// project's path), so the sentence is made of cairn's words alone, and what was repaired is left to
+// `cairn doctor`, which prints cairn.log's lines as the log's.
 
-// maxRepairNotes bounds the notes file; maxRepairRunes one note.
+// maxRepairNotes bounds the notes file; maxNoteRunes one note as it is read back.
 const (
 	maxRepairNotes = 16 << 10
-	maxRepairRunes = 300
+	maxNoteRunes   = 64
 )
 
 // repairsFile is where the hooks note the repairs they made to the state of the project at root.
@@ -31,9 +33,21 @@ func repairsFile(config, root string) string {
 	return filepath.Join(config, "cairn", "repairs", project.Slug(root))
 }
 
-// noteRepair notes a repair (what, after the "repaired:" prefix) for the next SessionStart. Best
-// effort and unsynced: a lost note costs the notice, never the repair, which cairn.log keeps.
-func (inv *Invocation) noteRepair(what string) {
+// isRepair reports a warning of one of the two repairs cairn makes to its own state: the lock
+// directory (package safefile) and the catalog (package catalog). Any other warning that starts
+// with "repaired:" (a name a clone chose can) is not one.
+func isRepair(msg string) bool {
+	for _, p := range []string{repairedPrefix + " .claude/state/locks was not a directory", repairedPrefix + " .claude/state/checkpoint-events.json could not be read"} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// noteRepair notes that this hook repaired cairn's state, for the next SessionStart. Best effort
+// and unsynced: a lost note costs the notice, never the repair, which cairn.log keeps.
+func (inv *Invocation) noteRepair() {
 	if inv.DryRun || inv.Config == "" || inv.Root == "" || inv.Files == nil {
 		return
 	}
@@ -41,15 +55,15 @@ func (inv *Invocation) noteRepair(what string) {
 	if os.MkdirAll(filepath.Join(dir, "repairs"), 0o700) != nil {
 		return
 	}
-	line := fmt.Sprintf("%s %s: %s\n", inv.Now().UTC().Format(time.RFC3339), inv.name, plain.Line(what, maxRepairRunes))
+	line := fmt.Sprintf("%s %s\n", inv.Now().UTC().Format(time.RFC3339), inv.name)
 	// Through the project's writer, let out under <config>/cairn alone: its lock stays in the
 	// project's lock directory, as the records of runs and parked items do.
 	_ = inv.Files.Under(dir).Append(repairsFile(inv.Config, inv.Root), []byte(line), 0o600, safefile.NoSync, safefile.RotateAt(maxRepairNotes))
 }
 
-// TakeRepairs returns the repairs the hooks noted since the last call, oldest first (each
-// "<time> <hook>: <what>"), and removes the notes. A note a hook appends between the read and the
-// removal is lost to the notice only.
+// TakeRepairs returns the repairs the hooks noted since the last call, oldest first (each "<time>
+// <hook>"), and removes the notes. A note a hook appends between the read and the removal is lost
+// to the notice only.
 func (inv *Invocation) TakeRepairs() []string {
 	if inv.Config == "" || inv.Root == "" || inv.Files == nil {
 		return nil
@@ -64,27 +78,29 @@ func (inv *Invocation) TakeRepairs() []string {
 	}
 	var out []string
 	for _, l := range strings.Split(string(data), "\n") {
-		if l = plain.Line(l, maxRepairRunes+64); l != "" {
+		if l = plain.Line(l, maxNoteRunes); l != "" {
 			out = append(out, l)
 		}
 	}
 	return out
 }
 
-// RepairNotice is the sentence SessionStart adds for the repairs TakeRepairs returned: how many,
-// the latest, and where to read them all; "" for none.
+// RepairNotice is the sentence SessionStart adds for the repairs TakeRepairs returned, "" for none:
+// how many, and which hook made the latest (a hook name only when it is one of cairn's own).
 func RepairNotice(repairs []string) string {
 	if len(repairs) == 0 {
 		return ""
-	}
-	latest := repairs[len(repairs)-1]
-	if _, rest, ok := strings.Cut(latest, " "); ok {
-		latest = rest // without its time
 	}
 	n := "1 repair"
 	if len(repairs) > 1 {
 		n = fmt.Sprintf("%d repairs", len(repairs))
 	}
-	return fmt.Sprintf("cairn repaired its own state since the last session start (%s; the latest, by %s). `cairn doctor` lists them; nothing needs doing.",
-		n, plain.Line(latest, maxRepairRunes))
+	by := ""
+	if _, hook, ok := strings.Cut(repairs[len(repairs)-1], " "); ok && hookNames[hook] {
+		by = ", the latest by " + hook
+	}
+	return fmt.Sprintf("cairn repaired its own state since the last session start (%s%s: a catalog or a lock directory it could not use, moved aside and made again). `cairn doctor` lists them; nothing needs doing.", n, by)
 }
+
+// hookNames are the hooks that note repairs.
+var hookNames = map[string]bool{"sessionstart": true, "userpromptsubmit": true, "precompact": true, "postcompact": true, "sessionend": true}

@@ -43,8 +43,8 @@ func (inv *Invocation) warn(format string, args ...any) {
 	msg := plain.Line(fmt.Sprintf(format, args...), 0)
 	fmt.Fprintf(inv.stderr, "%s: warning: %s\n", inv.name, msg)
 	inv.log("warning", msg)
-	if what, ok := strings.CutPrefix(msg, repairedPrefix+" "); ok {
-		inv.noteRepair(what) // the next SessionStart says so (repairs.go)
+	if isRepair(msg) {
+		inv.noteRepair() // the next SessionStart says so (repairs.go)
 	}
 }
 

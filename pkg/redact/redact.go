@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // mask replaces every secret.
@@ -255,8 +256,12 @@ func redactPairs(s string) string {
 	line, scanned := 0, 0 // the start of the line of s[scanned]
 	for _, h := range hits {
 		v, sep := pairSep(s, h.i+h.n)
-		if !sep {
-			continue // no ':' or '=' after this key: no pair holds this needle (most prose)
+		if !sep && asciiLine(s, h.i) {
+			// No ':' or '=' after this key: no pair holds this needle (most prose). On a line
+			// with other than ASCII, the expression runs all the same: its case folding reads
+			// the Kelvin sign as k and ſ as s, which the needles do not, and a key so spelled
+			// next to this one is masked as it was.
+			continue
 		}
 		if k := strings.LastIndexByte(s[scanned:h.i], '\n'); k >= 0 {
 			line = scanned + k + 1
@@ -327,6 +332,17 @@ func pairSep(s string, i int) (v int, sep bool) {
 		i++
 	}
 	return i, sep
+}
+
+// asciiLine reports whether the line of s[i] is all ASCII.
+func asciiLine(s string, i int) bool {
+	start := strings.LastIndexByte(s[:i], '\n') + 1
+	for j := start; j < len(s) && s[j] != '\n'; j++ {
+		if s[j] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // lineEnd is the offset of the newline that ends the line of s[i], or len(s).

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -314,6 +315,80 @@ func FuzzRedactPairsWindows(f *testing.F) {
 			t.Fatalf("windows differ on %q:\n got %q\nwant %q", s, got, want)
 		}
 	})
+}
+
+// FuzzRedactPairsAsBefore: redactPairs masks what the version before its separator test masked
+// (redactPairsBefore, below), on any text, non-ASCII included: skipping a needle without a ':' or
+// '=' after it changes the cost, not the result.
+func FuzzRedactPairsAsBefore(f *testing.F) {
+	f.Add("the password is below; pa\u017f\u017fword=hunter2")
+	f.Add("a token here, to\u212aen: Abc123def and password=x")
+	f.Add("password=hunter2\nx token :\n\n  abc123 and api_key='q r' DB_PWD=zz")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := redactPairs(s), redactPairsBefore(s); got != want {
+			t.Fatalf("differs on %q:\n got %q\nwant %q", s, got, want)
+		}
+	})
+}
+
+// redactPairsBefore is redactPairs as it was before the separator test (8b2b9fb), kept as the
+// reference FuzzRedactPairsAsBefore compares with.
+func redactPairsBefore(s string) string {
+	type hit struct{ i, n int } // a needle's offset and length
+	var buf [16]hit
+	hits := buf[:0]
+	needleIndex().each(s, pairRule, func(i int, n string) { hits = append(hits, hit{i, len(n)}) })
+	if len(hits) == 0 {
+		return s
+	}
+	// The pass finds needles by their anchor, so two near each other can come out of order.
+	slices.SortFunc(hits, func(x, y hit) int { return x.i - y.i })
+	var b strings.Builder
+	b.Grow(len(s))
+	done := 0             // s[:done] is written
+	wa, wb := 0, -1       // the stretch being gathered, from a line start to a line end; none while wb < 0
+	line, scanned := 0, 0 // the start of the line of s[scanned]
+	for _, h := range hits {
+		if k := strings.LastIndexByte(s[scanned:h.i], '\n'); k >= 0 {
+			line = scanned + k + 1
+		}
+		scanned = h.i
+		v := pairValueBefore(s, h.i+h.n)
+		if wb >= 0 && line <= wb {
+			if v > wb {
+				wb = lineEnd(s, v)
+			}
+			continue
+		}
+		if wb >= 0 {
+			b.WriteString(s[done:wa])
+			b.WriteString(maskPairs(s[wa:wb]))
+			done = wb
+		}
+		wa, wb = line, lineEnd(s, v)
+	}
+	b.WriteString(s[done:wa])
+	b.WriteString(maskPairs(s[wa:wb]))
+	b.WriteString(s[wb:])
+	return b.String()
+}
+func pairValueBefore(s string, i int) int {
+	for i < len(s) && isKeyByte(s[i]) {
+		i++
+	}
+	if i < len(s) && (s[i] == '"' || s[i] == '\'') {
+		i++
+	}
+	for i < len(s) && isSpace(s[i]) {
+		i++
+	}
+	for i < len(s) && (s[i] == ':' || s[i] == '=') {
+		i++
+	}
+	for i < len(s) && isSpace(s[i]) {
+		i++
+	}
+	return i
 }
 
 func BenchmarkRedactSummary(b *testing.B) {

@@ -278,7 +278,7 @@ func (s *fwdScanner) fill() bool {
 		return false
 	}
 	n := s.hi - s.lo
-	want := min(max(2*len(s.buf), s.lim.minWindow), s.lim.lineCap+s.lim.lineCap/2)
+	want := min(max(2*len(s.buf), s.lim.minWindow, 1), s.lim.lineCap+s.lim.lineCap/2)
 	// The unread bytes and the rest of the range; more than n, as pos < size.
 	want = int(min(int64(want), s.size-s.bufOff-int64(s.lo)))
 	if want > len(s.buf) {
@@ -325,7 +325,10 @@ func (s *fwdScanner) next() (line, bool) {
 			}
 			return l, true
 		}
-		if s.hi-s.lo >= s.lim.lineCap {
+		// Over lineCap and no '\n' yet: cut. (A line of exactly lineCap bytes waits for its
+		// '\n', which the window, a line and a half, has room for: it is read whole, as when the
+		// window was read at that size at once.)
+		if s.hi-s.lo > s.lim.lineCap {
 			l := line{data: s.buf[s.lo : s.lo+s.lim.lineCap], off: s.bufOff + int64(s.lo), truncated: true}
 			s.lo += s.lim.lineCap
 			s.skipping = true

@@ -291,3 +291,31 @@ func TestForwardWindowGrows(t *testing.T) {
 		t.Errorf("whole range: %d lines of %d, %d bytes read of %d, err %v", lines, bytes.Count(data, []byte("\n")), c.read, len(data), f.err)
 	}
 }
+
+// A line of exactly lineCap bytes is read whole by the forward scanner, whatever the window has
+// grown to when it meets it; one byte more is cut at lineCap.
+func TestForwardLineAtTheCap(t *testing.T) {
+	lim := limits{minWindow: 64, lineCap: 128}
+	for pre := 0; pre < 300; pre += 7 {
+		for _, n := range []int{127, 128, 129} {
+			var b bytes.Buffer
+			if pre > 0 {
+				b.WriteString(strings.Repeat("p", pre) + "\n")
+			}
+			b.WriteString(strings.Repeat("x", n) + "\n" + "tail\n")
+			f := newFwdScanner(bytes.NewReader(b.Bytes()), int64(b.Len()), 0, lim)
+			if pre > 0 {
+				f.next()
+			}
+			l, ok := f.next()
+			whole := n <= 128
+			wantLen := min(n, 128)
+			if !ok || len(l.data) != wantLen || l.truncated == whole {
+				t.Fatalf("prefix %d, a line of %d: %d bytes, truncated %v", pre, n, len(l.data), l.truncated)
+			}
+			if next, ok := f.next(); !ok || string(next.data) != "tail" {
+				t.Fatalf("prefix %d, a line of %d: then %q", pre, n, next.data)
+			}
+		}
+	}
+}

@@ -205,6 +205,13 @@ func (lim limits) lastUserPromptsAt(r io.ReaderAt, size int64, n int) ([]string,
 // lines that end at or after offset from: those a reader of the file's first from bytes did not
 // see whole.
 func (lim limits) promptLinesAt(r io.ReaderAt, size int64, n int, from int64) (out []string, at []int64, err error) {
+	out, at, _, err = lim.promptLinesTo(r, size, n, from)
+	return out, at, err
+}
+
+// promptLinesTo is promptLinesAt that also reports stopped: the reading gave up (maxBackScan)
+// before it found n prompts or came to from.
+func (lim limits) promptLinesTo(r io.ReaderAt, size int64, n int, from int64) (out []string, at []int64, stopped bool, err error) {
 	var (
 		p parser
 		s = newBackScanner(r, size, lim, lim.maxBackScan)
@@ -218,7 +225,7 @@ func (lim limits) promptLinesAt(r io.ReaderAt, size int64, n int, from int64) (o
 			out, at = append(out, text), append(at, l.off)
 		}
 	}
-	return out, at, s.err
+	return out, at, s.stopped && len(out) < n, s.err
 }
 
 // lineEnd is the offset just past the last byte of l's content.
@@ -274,8 +281,10 @@ func (lim limits) wordsAt(r io.ReaderAt, size int64, n int, from int64, earlier 
 	if from <= 0 || from > size || len(earlier) == 0 {
 		return lim.promptLinesAt(r, size, n, 0)
 	}
-	out, at, err := lim.promptLinesAt(r, size, n, from)
-	if err != nil || len(out) == n {
+	out, at, stopped, err := lim.promptLinesTo(r, size, n, from)
+	if err != nil || len(out) == n || stopped {
+		// Stopped short of from, a reading from the end gives up there too: what it found is its
+		// answer, and the recorded prompts, older than what it could not read, are not.
 		return out, at, err
 	}
 	prev := from

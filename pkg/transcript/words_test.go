@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cairn-hooks/cairn/pkg/transcript/transcripttest"
@@ -61,5 +62,36 @@ func TestWordsAtMatchesAReadingFromTheEnd(t *testing.T) {
 		if err != nil || !slices.Equal(got, full) || !slices.Equal(at, fullAt) {
 			t.Errorf("earlier %v: %q at %v, %v; want %q at %v", earlier, got, at, err, full, fullAt)
 		}
+	}
+}
+
+// When the reading back from the end gives up (maxBackScan) before it comes to the checkpoint's
+// length, its answer is what it found, and the recorded prompts, older than the lines it could not
+// read, are not added: wordsAt answers as a reading from the end does.
+func TestWordsAtStopsWhereAReadingFromTheEndStops(t *testing.T) {
+	user := func(text string) string {
+		return `{"type":"user","message":{"role":"user","content":"` + text + `"}}` + "\n"
+	}
+	var b bytes.Buffer
+	var earlier []int64
+	for _, p := range []string{"first", "second", "third"} {
+		earlier = append([]int64{int64(b.Len())}, earlier...)
+		b.WriteString(user(p))
+	}
+	from := int64(b.Len())
+	b.WriteString(user("fourth"))
+	for b.Len() < 600<<10 {
+		b.WriteString(`{"type":"assistant","message":{"id":"m","role":"assistant","content":[{"type":"text","text":"` + strings.Repeat("x", 1000) + `"}]}}` + "\n")
+	}
+	data := b.Bytes()
+	lim := defaultLimits
+	lim.maxBackScan = 100 << 10
+	want, wantAt, err := lim.promptLinesAt(bytes.NewReader(data), int64(len(data)), 3, 0)
+	if err != nil || len(want) != 0 {
+		t.Fatalf("the reading from the end, bounded: %q, %v", want, err)
+	}
+	got, at, err := lim.wordsAt(bytes.NewReader(data), int64(len(data)), 3, from, earlier)
+	if err != nil || !slices.Equal(got, want) || !slices.Equal(at, wantAt) {
+		t.Fatalf("wordsAt: %q at %v, %v; want %q at %v", got, at, err, want, wantAt)
 	}
 }
