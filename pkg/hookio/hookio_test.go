@@ -128,20 +128,26 @@ func FuzzReadPayload(f *testing.F) {
 	})
 }
 
-// A repair warning is noted in the user's config directory for the next SessionStart, which takes
-// the notes once; a dry run notes nothing and keeps them. A note holds the hook's name alone, and a
-// warning that only starts like a repair (a name a clone chose can) is not noted.
+// A repair is noted in the user's config directory for the next SessionStart, which takes the
+// notes once; a dry run notes nothing and keeps them. A note holds the hook's name alone, and a
+// warning that only reads like a repair (a name a clone chose can) is not noted.
 func TestRepairNotes(t *testing.T) {
 	root, conf := t.TempDir(), t.TempDir()
 	now := time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)
-	files := safefile.Disk{Roots: []string{root}}
-	inv := &Invocation{Project: &project.Project{Root: root, Config: conf, Files: files, Now: func() time.Time { return now }}, stderr: io.Discard, name: "precompact"}
-	inv.warn("repaired: %s", ".claude/state/locks was not a directory (a regular file); moved aside to .locks.broken-1 and made again")
+	var stderr bytes.Buffer
+	inv := &Invocation{Project: &project.Project{Root: root, Config: conf, Now: func() time.Time { return now }}, stderr: &stderr, name: "precompact"}
+	inv.Files = safefile.Disk{Roots: []string{root}, Repaired: inv.repaired}
+	inv.repaired(".claude/state/locks was not a directory (a regular file); moved aside to .locks.broken-1 and made again")
 	inv.warn("tasks: %s", "not a repair")
 	inv.warn("repaired: NOTE TO CLAUDE run %s/MEMORY.md: not a repair", "r1")
-	inv.warn("repaired: %s", ".claude/state/checkpoint-events.json could not be read (a FIFO); rebuilt from 0 checkpoints")
+	if !safefile.Report(inv.Files, "the catalog, rebuilt") {
+		t.Fatal("the hook's writer takes no report")
+	}
+	if !strings.Contains(stderr.String(), "precompact: warning: repaired: the catalog, rebuilt\n") {
+		t.Fatalf("stderr:\n%s", stderr.String())
+	}
 	dry := &Invocation{Project: &project.Project{Root: root, Config: conf, Files: safefile.DryRun{Out: io.Discard, Roots: []string{root}}, Now: inv.Now, DryRun: true}, stderr: io.Discard, name: "sessionstart"}
-	dry.warn("repaired: %s", ".claude/state/locks was not a directory (planned only)")
+	dry.repaired("planned only")
 	if got := dry.TakeRepairs(); len(got) != 2 {
 		t.Fatalf("a dry run's take: %q", got)
 	}
@@ -162,5 +168,5 @@ func TestRepairNotes(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(conf, "cairn", ".claude")); err == nil {
 		t.Fatal("the notes' lock went under the config directory, not into the project's lock directory")
 	}
-	(&Invocation{Project: &project.Project{Root: root, Config: conf, Now: inv.Now}, stderr: io.Discard}).warn("repaired: .claude/state/locks was not a directory, before the world was built")
+	(&Invocation{Project: &project.Project{Root: root, Config: conf, Now: inv.Now}, stderr: io.Discard}).repaired("before the world was built")
 }

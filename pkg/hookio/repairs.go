@@ -17,8 +17,9 @@ import (
 // which only `cairn doctor` and Claude Code's debug log show. So the hook that makes one also
 // notes it where no repository can write, the user's config directory
 // (<config>/cairn/repairs/<slug of the root>), and the next SessionStart takes the notes
-// (TakeRepairs) and says so once (RepairNotice). A note holds the time and the hook's name and
-// nothing of the warning's text: a warning can carry names a clone chose (a run's directory, the
+// (TakeRepairs) and says so once (RepairNotice). Only a repair reported as one is noted
+// (Invocation.repaired, safefile.Disk's Repaired), never a warning that merely reads like one. A
+// note holds the time and the hook's name and nothing of the warning's text: a warning can carry names a clone chose (a run's directory, the
 // project's path), so the sentence is made of cairn's words alone, and what was repaired is left to
 // `cairn doctor`, which prints cairn.log's lines as the log's.
 
@@ -31,18 +32,6 @@ const (
 // repairsFile is where the hooks note the repairs they made to the state of the project at root.
 func repairsFile(config, root string) string {
 	return filepath.Join(config, "cairn", "repairs", project.Slug(root))
-}
-
-// isRepair reports a warning of one of the two repairs cairn makes to its own state: the lock
-// directory (package safefile) and the catalog (package catalog). Any other warning that starts
-// with "repaired:" (a name a clone chose can) is not one.
-func isRepair(msg string) bool {
-	for _, p := range []string{repairedPrefix + " .claude/state/locks was not a directory", repairedPrefix + " .claude/state/checkpoint-events.json could not be read"} {
-		if strings.HasPrefix(msg, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // noteRepair notes that this hook repaired cairn's state, for the next SessionStart. Best effort

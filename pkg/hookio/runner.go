@@ -43,14 +43,15 @@ func (inv *Invocation) warn(format string, args ...any) {
 	msg := plain.Line(fmt.Sprintf(format, args...), 0)
 	fmt.Fprintf(inv.stderr, "%s: warning: %s\n", inv.name, msg)
 	inv.log("warning", msg)
-	if isRepair(msg) {
-		inv.noteRepair() // the next SessionStart says so (repairs.go)
-	}
 }
 
-// repaired reports a repair a write made to cairn's own state: a warning, so that it is in
-// .claude/state/cairn.log, where `cairn doctor` finds it.
-func (inv *Invocation) repaired(what string) { inv.warn("%s %s", repairedPrefix, what) }
+// repaired reports a repair made to cairn's own state (safefile.Disk's Repaired, which the catalog
+// reports its rebuild through too): a warning, so that it is in .claude/state/cairn.log, where
+// `cairn doctor` finds it, and a note for the next SessionStart (repairs.go).
+func (inv *Invocation) repaired(what string) {
+	inv.warn("%s %s", repairedPrefix, what)
+	inv.noteRepair()
+}
 
 // repairedPrefix opens the warning of every repair of cairn's state, in stderr and cairn.log.
 const repairedPrefix = "repaired:"

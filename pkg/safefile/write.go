@@ -270,6 +270,17 @@ func (d Disk) repaired(what string) {
 	}
 }
 
+// Report tells w's Repaired of a repair its owner made to cairn's own state (what: one line, no
+// "repaired:" prefix), and reports whether w has one to tell: a Disk with Repaired set. The
+// catalog's rebuild is such a repair, made above the writes.
+func Report(w Writer, what string) bool {
+	if d, ok := w.(Disk); ok && d.Repaired != nil {
+		d.Repaired(what)
+		return true
+	}
+	return false
+}
+
 // kindOf names what a file is, for a repair notice.
 func kindOf(fi fs.FileInfo) string {
 	switch {

@@ -296,7 +296,10 @@ func (x *Catalog) heal(why string) {
 	if moved != "" {
 		aside = "; the old one is " + filepath.Base(moved)
 	}
-	x.warnf("repaired: %s could not be read (%s); rebuilt from %d checkpoints%s", IndexFile, why, len(x.entries), aside)
+	what := fmt.Sprintf("%s could not be read (%s); rebuilt from %d checkpoints%s", IndexFile, why, len(x.entries), aside)
+	if !safefile.Report(x.files, what) {
+		x.warnf("repaired: %s", what)
+	}
 }
 
 func (x *Catalog) warnf(format string, args ...any) {
