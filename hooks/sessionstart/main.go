@@ -70,7 +70,8 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 		return err
 	}
 	// Repairs the hooks made to cairn's own state since the last start, this one's included, told
-	// once (hookio.TakeRepairs), after the hand-back and outside its budget (at most ~400 characters).
+	// once (hookio.TakeRepairs), after the hand-back and outside its budget (one sentence of
+	// cairn's own words, about 250 characters).
 	if notice := hookio.RepairNotice(inv.TakeRepairs()); notice != "" {
 		text = strings.TrimSpace(text + "\n\n" + notice)
 	}
