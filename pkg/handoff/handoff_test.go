@@ -286,13 +286,11 @@ func TestWriteReadsEarlierPromptsWhereRecorded(t *testing.T) {
 	at := func(text string) int64 { return int64(bytes.Index(data, []byte(prompt(text)))) }
 	entry := func() catalog.Entry {
 		t.Helper()
-		for _, e := range catalog.Open(w.env()).Entries() {
-			if e.Kind == checkpoint.KindHandoff {
-				return e
-			}
+		e, ok := catalog.Open(w.env()).Latest(checkpoint.KindHandoff, "s1", "")
+		if !ok {
+			t.Fatal("no hand-off in the catalog")
 		}
-		t.Fatal("no hand-off in the catalog")
-		return catalog.Entry{}
+		return e
 	}
 	if got, want := entry().PromptsAt, []int64{at("third request"), at("second request"), at("first request")}; !slices.Equal(got, want) {
 		t.Fatalf("the hand-off recorded its prompts at %v, want %v", got, want)

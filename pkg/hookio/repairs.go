@@ -19,9 +19,10 @@ import (
 // (<config>/cairn/repairs/<slug of the root>), and the next SessionStart takes the notes
 // (TakeRepairs) and says so once (RepairNotice). Only a repair reported as one is noted
 // (Invocation.repaired, safefile.Disk's Repaired), never a warning that merely reads like one. A
-// note holds the time and the hook's name and nothing of the warning's text: a warning can carry names a clone chose (a run's directory, the
-// project's path), so the sentence is made of cairn's words alone, and what was repaired is left to
-// `cairn doctor`, which prints cairn.log's lines as the log's.
+// note holds the time and the hook's name and nothing of the warning's text: a warning can carry
+// names a clone chose (a run's directory, the project's path), so the sentence is made of cairn's
+// words alone, and what was repaired is left to `cairn doctor`, which prints cairn.log's lines as
+// the log's.
 
 // maxRepairNotes bounds the notes file; maxNoteRunes one note as it is read back.
 const (
@@ -75,7 +76,8 @@ func (inv *Invocation) TakeRepairs() []string {
 }
 
 // RepairNotice is the sentence SessionStart adds for the repairs TakeRepairs returned, "" for none:
-// how many, and which hook made the latest (a hook name only when it is one of cairn's own).
+// how many, and which hook made the latest (named only when the note holds a hook's name: one
+// lowercase word).
 func RepairNotice(repairs []string) string {
 	if len(repairs) == 0 {
 		return ""
@@ -85,11 +87,13 @@ func RepairNotice(repairs []string) string {
 		n = fmt.Sprintf("%d repairs", len(repairs))
 	}
 	by := ""
-	if _, hook, ok := strings.Cut(repairs[len(repairs)-1], " "); ok && hookNames[hook] {
+	if _, hook, ok := strings.Cut(repairs[len(repairs)-1], " "); ok && isHookName(hook) {
 		by = ", the latest by " + hook
 	}
 	return fmt.Sprintf("cairn repaired its own state since the last session start (%s%s: a catalog or a lock directory it could not use, moved aside and made again). `cairn doctor` lists them; nothing needs doing.", n, by)
 }
 
-// hookNames are the hooks that note repairs.
-var hookNames = map[string]bool{"sessionstart": true, "userpromptsubmit": true, "precompact": true, "postcompact": true, "sessionend": true}
+// isHookName reports a name as cairn's hooks have (Hook.Name): one word of lowercase letters.
+func isHookName(s string) bool {
+	return s != "" && len(s) <= 32 && strings.Trim(s, "abcdefghijklmnopqrstuvwxyz") == ""
+}

@@ -140,11 +140,28 @@ type parsed struct {
 
 // parse returns data split and parsed, reusing what the last read made of the same bytes.
 func (s *Store) parse(data []byte, exists bool) *parsed {
-	if p := s.seen.Load(); p != nil && p.exists == exists && bytes.Equal(p.data, data) {
+	if p := s.parsedAs(data, exists); p != nil {
 		return p
 	}
 	file := sessionfile.Split(data, exists)
 	return &parsed{data: data, exists: exists, file: file, sec: parseSection(file)}
+}
+
+// parsedAs is the last read's parse when it was of the same bytes, else nil.
+func (s *Store) parsedAs(data []byte, exists bool) *parsed {
+	if p := s.seen.Load(); p != nil && p.exists == exists && bytes.Equal(p.data, data) {
+		return p
+	}
+	return nil
+}
+
+// load reads session-context.md without a lock; exists is false when there is none.
+func (s *Store) load() (data []byte, exists bool, err error) {
+	data, _, err = safefile.ReadFile(s.Root, sessionfile.Path(s.Root), sessionfile.MaxSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return data, false, nil
+	}
+	return data, true, err
 }
 
 // New returns the store of the project at root. config is Claude Code's config directory ("" when
@@ -195,9 +212,8 @@ func (s *Store) todayString() string { return s.Now().Format(DateLayout) }
 
 // read reads the parked-items section of session-context.md without a lock.
 func (s *Store) read() (*section, error) {
-	data, _, err := safefile.ReadFile(s.Root, sessionfile.Path(s.Root), sessionfile.MaxSize)
-	exists := !errors.Is(err, fs.ErrNotExist)
-	if err != nil && exists {
+	data, exists, err := s.load()
+	if err != nil {
 		return nil, err
 	}
 	p := s.parse(data, exists)
@@ -209,12 +225,11 @@ func (s *Store) read() (*section, error) {
 // without the lock: what Expire's first look and Count need. It parses the bullets for their
 // dates alone (raisedDates), unless the last read parsed the same bytes whole already.
 func (s *Store) dates() ([]string, error) {
-	data, _, err := safefile.ReadFile(s.Root, sessionfile.Path(s.Root), sessionfile.MaxSize)
-	exists := !errors.Is(err, fs.ErrNotExist)
-	if err != nil && exists {
+	data, exists, err := s.load()
+	if err != nil {
 		return nil, err
 	}
-	if p := s.seen.Load(); p != nil && p.exists == exists && bytes.Equal(p.data, data) {
+	if p := s.parsedAs(data, exists); p != nil {
 		out := make([]string, len(p.sec.blocks))
 		for i, bl := range p.sec.blocks {
 			out[i] = bl.bullet.Raised

@@ -232,10 +232,11 @@ func isSecretValue(v string) bool {
 // after a bare ':' (the way prose is written: "the token: it expired") is left alone when it is
 // an ordinary lowercase word; with '=' every value is masked. Values already masked stay as they are.
 //
-// The expression runs only over the lines that hold a needle followed by a ':' or '=' (pairSep): a
-// pair's key holds a needle and no newline, so a pair starts on the needle's line, and it ends at
-// the latest at the end of the line its value starts on. Prose that names a token or a password
-// without a separator after it costs the needle pass alone. A compaction summary of many kilobytes that says
+// The expression runs only over the lines that hold a needle followed by a ':' or '=' (pairSep; on
+// a line with other than ASCII, any needle): a pair's key holds a needle and no newline, so a pair
+// starts on the needle's line, and it ends at the latest at the end of the line its value starts
+// on. Prose that names a token or a password without a separator after it costs the needle pass
+// alone, and a compaction summary of many kilobytes that says
 // "token" once costs the needle pass and the expression over one line, not over all of it. The
 // searches for line starts and ends only move forward, so the cost stays linear however many
 // needles a line holds.

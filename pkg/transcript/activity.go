@@ -422,13 +422,8 @@ func (lim limits) firstPromptAt(r io.ReaderAt, size int64) (string, error) {
 		if !ok {
 			return "", s.err
 		}
-		if isToolResult(l.data) || !bytes.Contains(l.data, []byte(`"user"`)) {
-			continue
-		}
-		if e, ok := p.entry(l); ok {
-			if text, ok := e.prompt(); ok {
-				return clean(text), nil
-			}
+		if text, ok := p.promptLine(l); ok {
+			return text, nil
 		}
 	}
 }

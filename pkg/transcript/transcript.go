@@ -197,21 +197,15 @@ func (lim limits) lastUserPrompts(path string, n int) ([]string, error) {
 }
 
 func (lim limits) lastUserPromptsAt(r io.ReaderAt, size int64, n int) ([]string, error) {
-	out, _, err := lim.promptLinesAt(r, size, n, 0)
+	out, _, _, err := lim.promptLinesAt(r, size, n, 0)
 	return out, err
 }
 
 // promptLinesAt is lastUserPromptsAt with the offsets of the prompts' lines, looking only at the
 // lines that end at or after offset from: those a reader of the file's first from bytes did not
-// see whole.
-func (lim limits) promptLinesAt(r io.ReaderAt, size int64, n int, from int64) (out []string, at []int64, err error) {
-	out, at, _, err = lim.promptLinesTo(r, size, n, from)
-	return out, at, err
-}
-
-// promptLinesTo is promptLinesAt that also reports stopped: the reading gave up (maxBackScan)
-// before it found n prompts or came to from.
-func (lim limits) promptLinesTo(r io.ReaderAt, size int64, n int, from int64) (out []string, at []int64, stopped bool, err error) {
+// see whole. stopped reports that it gave up (maxBackScan) before it found n prompts or came to
+// from.
+func (lim limits) promptLinesAt(r io.ReaderAt, size int64, n int, from int64) (out []string, at []int64, stopped bool, err error) {
 	var (
 		p parser
 		s = newBackScanner(r, size, lim, lim.maxBackScan)
@@ -278,10 +272,14 @@ const promptWindow = 4 << 10
 // one of its offsets holds no prompt, as in a file rewritten since, or it falls short of n), the
 // file is read back as without it, so the answer is always the one a reading from the end gives.
 func (lim limits) wordsAt(r io.ReaderAt, size int64, n int, from int64, earlier []int64) ([]string, []int64, error) {
-	if from <= 0 || from > size || len(earlier) == 0 {
-		return lim.promptLinesAt(r, size, n, 0)
+	fromEnd := func() ([]string, []int64, error) {
+		out, at, _, err := lim.promptLinesAt(r, size, n, 0)
+		return out, at, err
 	}
-	out, at, stopped, err := lim.promptLinesTo(r, size, n, from)
+	if from <= 0 || from > size || len(earlier) == 0 {
+		return fromEnd()
+	}
+	out, at, stopped, err := lim.promptLinesAt(r, size, n, from)
 	if err != nil || len(out) == n || stopped {
 		// Stopped short of from, a reading from the end gives up there too: what it found is its
 		// answer, and the recorded prompts, older than what it could not read, are not.
@@ -296,7 +294,7 @@ func (lim limits) wordsAt(r io.ReaderAt, size int64, n int, from int64, earlier 
 			if off >= from {
 				continue // recorded after from, and read above if it is a prompt
 			}
-			return lim.promptLinesAt(r, size, n, 0) // not most recent first
+			return fromEnd() // not most recent first
 		}
 		prev = off
 		if slices.Contains(at, off) {
@@ -307,12 +305,12 @@ func (lim limits) wordsAt(r io.ReaderAt, size int64, n int, from int64, earlier 
 			return nil, nil, err
 		}
 		if !ok {
-			return lim.promptLinesAt(r, size, n, 0)
+			return fromEnd()
 		}
 		out, at = append(out, text), append(at, off)
 	}
 	if len(out) < n {
-		return lim.promptLinesAt(r, size, n, 0) // fewer recorded than needed: read back
+		return fromEnd() // fewer recorded than needed: read back
 	}
 	return out, at, nil
 }
@@ -845,7 +843,7 @@ func ForCompaction(path, root string, n int, todos bool) (Compaction, error) {
 			return err
 		}
 		c.Edited, c.Activity = seg.since, *seg.act
-		if c.Prompts, c.At, err = defaultLimits.promptLinesAt(r, size, n, 0); err != nil {
+		if c.Prompts, c.At, _, err = defaultLimits.promptLinesAt(r, size, n, 0); err != nil {
 			return err
 		}
 		if c.LastText, err = defaultLimits.lastAssistantTextAt(r, size); err != nil {

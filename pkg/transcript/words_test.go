@@ -20,7 +20,7 @@ func TestWordsAtMatchesAReadingFromTheEnd(t *testing.T) {
 	}
 	data := b.Bytes()
 	size := int64(len(data))
-	full, fullAt, err := defaultLimits.promptLinesAt(bytes.NewReader(data), size, 3, 0)
+	full, fullAt, _, err := defaultLimits.promptLinesAt(bytes.NewReader(data), size, 3, 0)
 	if err != nil || len(full) != 3 {
 		t.Fatalf("a reading from the end: %q, %v", full, err)
 	}
@@ -32,7 +32,7 @@ func TestWordsAtMatchesAReadingFromTheEnd(t *testing.T) {
 	}
 	for _, from := range cuts {
 		prefix := data[:from]
-		_, earlier, err := defaultLimits.promptLinesAt(bytes.NewReader(prefix), from, 3, 0)
+		_, earlier, _, err := defaultLimits.promptLinesAt(bytes.NewReader(prefix), from, 3, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,7 +86,7 @@ func TestWordsAtStopsWhereAReadingFromTheEndStops(t *testing.T) {
 	data := b.Bytes()
 	lim := defaultLimits
 	lim.maxBackScan = 100 << 10
-	want, wantAt, err := lim.promptLinesAt(bytes.NewReader(data), int64(len(data)), 3, 0)
+	want, wantAt, _, err := lim.promptLinesAt(bytes.NewReader(data), int64(len(data)), 3, 0)
 	if err != nil || len(want) != 0 {
 		t.Fatalf("the reading from the end, bounded: %q, %v", want, err)
 	}

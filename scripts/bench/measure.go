@@ -57,10 +57,10 @@ func (f *fixture) prepare(c *contender) error {
 		fix = freshActivity(filepath.Join(f.proj, ".claude/state/session.json"), benchSession)
 	}
 	changed, err := c.state.restore(fix)
-	if err != nil || changed == 0 {
-		return err
+	if err == nil && changed > 0 {
+		settle()
 	}
-	return settle()
+	return err
 }
 
 // warm runs every contender once, untimed, checks what it did, and warms the page cache.
