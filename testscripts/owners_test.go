@@ -23,11 +23,20 @@ var owners = []struct {
 	{"the checkpoint catalog", func(s string) bool { return strings.Contains(s, "checkpoint-events.json") }, "pkg/checkpoint/catalog"},
 	{"a run's whiteboard", func(s string) bool { return s == "MEMORY.md" || strings.HasSuffix(s, "/MEMORY.md") }, "pkg/runstate"},
 	{"a run's state", func(s string) bool { return s == "state.json" || strings.HasSuffix(s, "/state.json") }, "pkg/runstate"},
+	{"the session context file", func(s string) bool { return strings.Contains(s, "session-context.md") }, "pkg/sessionfile"},
+	{"the session registry", func(s string) bool {
+		return strings.Contains(s, "session.json") || strings.Contains(s, "session.events.jsonl")
+	}, "pkg/registry"},
+	{"the timeline", func(s string) bool { return strings.Contains(s, "timeline.jsonl") }, "pkg/timeline"},
 }
 
 // exempt are packages that name these files for another reason: Claude Code's own auto-memory
-// index is also called MEMORY.md (pkg/memindex), and the benchmarks build projects from scratch.
-var exempt = map[string]bool{"pkg/memindex": true, "scripts/bench": true, "scripts/contextbench": true, "scripts/searchbench": true}
+// index is also called MEMORY.md (pkg/memindex), and the benchmarks and the search test corpus
+// build projects from scratch.
+var exempt = map[string]bool{
+	"pkg/memindex": true, "scripts/bench": true, "scripts/contextbench": true, "scripts/searchbench": true,
+	"pkg/search/searchtest": true, "scripts/recallbench/internal/recall": true,
+}
 
 func TestOneOwnerPerFile(t *testing.T) {
 	fset := token.NewFileSet()

@@ -74,8 +74,8 @@ func branchText(b string) string {
 
 // contextSession is the session the CLI serves ($CLAUDE_CODE_SESSION_ID, else the registry's most
 // recently active session), or "".
-func contextSession(c *CLI, p *project.Project) (registry.Registry, string) {
-	reg := registry.New(p.Files, p.Root)
+func contextSession(c *CLI, p *project.Project) (*registry.Registry, string) {
+	reg := registry.Open(p)
 	sid, _ := reg.Current(c.Env.Get("CLAUDE_CODE_SESSION_ID"))
 	return reg, sid
 }

@@ -42,7 +42,7 @@ func TestModifiedFiles(t *testing.T) {
 	if _, err := checkpoint.Save(safefile.Disk{Roots: []string{root}}, root, checkpoint.Entry{Title: "t", Time: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
-	timeline.Append(safefile.Disk{Roots: []string{root}}, root, timeline.Event{Time: time.Now(), Event: timeline.SessionStart})
+	timeline.OpenAt(root, safefile.Disk{Roots: []string{root}}).Append(timeline.Event{Time: time.Now(), Event: timeline.SessionStart})
 	files, err := modifiedFiles(context.Background(), root)
 	if err != nil {
 		t.Fatal(err)

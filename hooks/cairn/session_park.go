@@ -12,6 +12,7 @@ import (
 
 	"github.com/cairn-hooks/cairn/pkg/parking"
 	"github.com/cairn-hooks/cairn/pkg/project"
+	"github.com/cairn-hooks/cairn/pkg/sessionfile"
 	"github.com/cairn-hooks/cairn/pkg/tasks"
 )
 
@@ -35,7 +36,7 @@ func parkingStore(c *CLI) (*parking.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parking.Open(p), nil
+	return parking.Open(p, sessionfile.Open(p)), nil
 }
 
 // warnIndex writes the *parking.IndexError in err, if any, as warnings — the items were removed

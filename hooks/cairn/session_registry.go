@@ -30,12 +30,12 @@ const recentWithoutSession = 10
 
 // registryFor opens the project's registry and names the session the CLI serves:
 // $CLAUDE_CODE_SESSION_ID, else the most recently active session, else "".
-func registryFor(c *CLI) (registry.Registry, string, error) {
+func registryFor(c *CLI) (*registry.Registry, string, error) {
 	p, err := c.Project()
 	if err != nil {
-		return registry.Registry{}, "", err
+		return nil, "", err
 	}
-	reg := registry.New(p.Files, p.Root)
+	reg := registry.Open(p)
 	sid, _ := reg.Current(c.Env.Get("CLAUDE_CODE_SESSION_ID"))
 	return reg, sid, nil
 }

@@ -19,11 +19,11 @@ import (
 	"os"
 	"time"
 
-	"github.com/cairn-hooks/cairn/pkg/checkpoint/catalog"
 	"github.com/cairn-hooks/cairn/pkg/compaction"
 	"github.com/cairn-hooks/cairn/pkg/hookio"
 	"github.com/cairn-hooks/cairn/pkg/project"
-	"github.com/cairn-hooks/cairn/pkg/runstate"
+	"github.com/cairn-hooks/cairn/pkg/stores"
+	"github.com/cairn-hooks/cairn/pkg/transcript"
 )
 
 var hook = hookio.Hook{
@@ -39,7 +39,7 @@ func main() {
 
 func run(ctx context.Context, inv *hookio.Invocation) error {
 	in := hookio.ParsePreCompact(inv.Payload)
-	return compaction.Record(inv.Project, catalog.Open(inv.Project), runstate.Open(inv.Project),
-		compaction.Input{SessionID: in.SessionID, TranscriptPath: in.TranscriptPath, Trigger: in.Trigger, Instructions: in.CustomInstructions},
+	return compaction.Record(inv.Project, stores.Open(inv.Project),
+		compaction.Input{SessionID: in.SessionID, Transcript: transcript.Named(in.TranscriptPath), Trigger: in.Trigger, Instructions: in.CustomInstructions},
 	)
 }

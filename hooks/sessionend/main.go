@@ -23,14 +23,13 @@ import (
 	"os"
 	"time"
 
-	"github.com/cairn-hooks/cairn/pkg/checkpoint/catalog"
 	"github.com/cairn-hooks/cairn/pkg/handoff"
 	"github.com/cairn-hooks/cairn/pkg/hookio"
 	"github.com/cairn-hooks/cairn/pkg/parking"
 	"github.com/cairn-hooks/cairn/pkg/project"
-	"github.com/cairn-hooks/cairn/pkg/registry"
-	"github.com/cairn-hooks/cairn/pkg/runstate"
+	"github.com/cairn-hooks/cairn/pkg/stores"
 	"github.com/cairn-hooks/cairn/pkg/timeline"
+	"github.com/cairn-hooks/cairn/pkg/transcript"
 )
 
 var hook = hookio.Hook{
@@ -51,18 +50,18 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 	in := hookio.ParseSessionEnd(inv.Payload)
 	now := inv.Now()
 	var errs []error
+	st := stores.Open(inv.Project)
 	if in.SessionID != "" {
-		if err := registry.New(inv.Files, inv.Root).End(in.SessionID, now); err != nil {
+		if err := st.Registry.End(in.SessionID, now); err != nil {
 			errs = append(errs, fmt.Errorf("session registry: %w", err))
 		}
 	}
-	if err := timeline.Append(inv.Files, inv.Root, timeline.Event{
+	if err := st.Timeline.Append(timeline.Event{
 		Time: now, Event: timeline.SessionEnd, Session: in.SessionID, Reason: in.Reason,
 	}); err != nil {
 		errs = append(errs, fmt.Errorf("timeline: %w", err))
 	}
-	parked := parking.Open(inv.Project)
-	_, err := parked.Expire()
+	_, err := st.Parked.Expire()
 	if ie, rest := parking.IndexWarning(err); ie != nil {
 		inv.Warn("parked items: %v", ie) // expired and logged; a pointer may remain in Claude Code's index
 		err = rest
@@ -71,8 +70,8 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 		errs = append(errs, fmt.Errorf("parked items: %w", err))
 	}
 	if in.SessionID != "" {
-		if _, _, err := handoff.Write(inv.Project, catalog.Open(inv.Project), runstate.Open(inv.Project), parked,
-			handoff.Input{SessionID: in.SessionID, TranscriptPath: in.TranscriptPath, Reason: in.Reason},
+		if _, _, err := handoff.Write(inv.Project, st,
+			handoff.Input{SessionID: in.SessionID, Transcript: transcript.Named(in.TranscriptPath), Reason: in.Reason},
 		); err != nil {
 			errs = append(errs, fmt.Errorf("hand-off: %w", err))
 		}

@@ -16,15 +16,14 @@ import (
 	"time"
 
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
-	"github.com/cairn-hooks/cairn/pkg/checkpoint/catalog"
 	"github.com/cairn-hooks/cairn/pkg/handback"
 	"github.com/cairn-hooks/cairn/pkg/hookio"
-	"github.com/cairn-hooks/cairn/pkg/parking"
 	"github.com/cairn-hooks/cairn/pkg/project"
-	"github.com/cairn-hooks/cairn/pkg/registry"
 	"github.com/cairn-hooks/cairn/pkg/runstate"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
+	"github.com/cairn-hooks/cairn/pkg/stores"
 	"github.com/cairn-hooks/cairn/pkg/timeline"
+	"github.com/cairn-hooks/cairn/pkg/transcript"
 )
 
 var hook = hookio.Hook{
@@ -42,29 +41,29 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 	in := hookio.ParseSessionStart(inv.Payload)
 	now := inv.Now()
 	branch := inv.Branch()
+	st := stores.Open(inv.Project) // every file below is read through these handles, once
 	// Housekeeping first; a failure here is reported but does not cost Claude the hand-back.
 	if in.SessionID != "" {
-		if err := registry.New(inv.Files, inv.Root).Register(in.SessionID, branch, now); err != nil {
+		if err := st.Registry.Register(in.SessionID, branch, now); err != nil {
 			inv.Warn("session registry: %v", err)
 		}
 	}
-	if _, err := parking.Expire(inv.Root, inv.Config, inv.Files, inv.Now); err != nil {
+	if _, err := st.Parked.Expire(); err != nil {
 		inv.Warn("parked items: %v", err)
 	}
-	if err := timeline.Append(inv.Files, inv.Root, timeline.Event{
+	if err := st.Timeline.Append(timeline.Event{
 		Time: now, Event: timeline.SessionStart, Session: in.SessionID, Branch: branch, Source: in.Source,
 	}); err != nil {
 		inv.Warn("timeline: %v", err)
 	}
-	runs := runstate.Open(inv.Project)
 	if !inv.DryRun && in.Source != "compact" && safefile.SweepDue(inv.Root, now) {
 		// A compaction is mid-session: this session's own start swept already. And a temp file
 		// is removed only once an hour old: one sweep an hour per project finds every one.
-		r, err := runs.Active()
+		r, err := st.Runs.Active()
 		sweepTemps(inv.Root, r, err == nil, now)
 	}
-	text, err := handback.Text(inv.Project, catalog.Open(inv.Project), runs, handback.Start{
-		SessionID: in.SessionID, Source: in.Source, TranscriptPath: in.TranscriptPath,
+	text, err := handback.Text(inv.Project, st, handback.Start{
+		SessionID: in.SessionID, Source: in.Source, Transcript: transcript.Named(in.TranscriptPath),
 	})
 	if err != nil {
 		return err

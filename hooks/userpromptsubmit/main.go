@@ -23,6 +23,7 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/parking"
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/registry"
+	"github.com/cairn-hooks/cairn/pkg/sessionfile"
 	"github.com/cairn-hooks/cairn/pkg/transcript"
 )
 
@@ -53,7 +54,7 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 	if in.SessionID != "" {
 		budget, now := brief.MaxContext-len(notice)-1, inv.Now()
 		var msgs string
-		err := registry.New(inv.Files, inv.Root).OnPrompt(in.SessionID, now, func(m []registry.Message, more bool) int {
+		err := registry.Open(inv.Project).OnPrompt(in.SessionID, now, func(m []registry.Message, more bool) int {
 			var n int
 			msgs, n = brief.Deliveries(m, more, budget, now)
 			return n
@@ -72,7 +73,7 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 // happened, or "".
 func park(inv *hookio.Invocation, in hookio.UserPromptSubmit) (string, error) {
 	out, err := autopark.Run(in.Prompt,
-		func() autopark.Store { return parking.Open(inv.Project) },
+		func() autopark.Store { return parking.Open(inv.Project, sessionfile.Open(inv.Project)) },
 		func() string {
 			if in.TranscriptPath == "" {
 				return ""

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/registry"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
@@ -13,7 +14,7 @@ import (
 var t0 = time.Date(2026, 4, 18, 12, 0, 0, 0, time.UTC)
 
 // deliver is what the UserPromptSubmit hook does: the registry offers, Deliveries lays out.
-func deliver(t *testing.T, r registry.Registry, sid string, now time.Time, budget int) string {
+func deliver(t *testing.T, r *registry.Registry, sid string, now time.Time, budget int) string {
 	t.Helper()
 	var text string
 	err := r.OnPrompt(sid, now, func(msgs []registry.Message, more bool) int {
@@ -29,7 +30,7 @@ func deliver(t *testing.T, r registry.Registry, sid string, now time.Time, budge
 
 func TestDeliveryLayout(t *testing.T) {
 	root := t.TempDir()
-	r := registry.New(safefile.Disk{Roots: []string{root}}, root)
+	r := registry.Open(&project.Project{Root: root, Files: safefile.Disk{Roots: []string{root}}})
 	r.Register("a", "main", t0)
 	r.Register("b", "main", t0)
 	r.Broadcast("a", "  Ready for review\n", t0.Add(time.Minute))
@@ -41,7 +42,7 @@ func TestDeliveryLayout(t *testing.T) {
 
 func TestDeliveriesBudget(t *testing.T) {
 	root := t.TempDir()
-	r := registry.New(safefile.Disk{Roots: []string{root}}, root)
+	r := registry.Open(&project.Project{Root: root, Files: safefile.Disk{Roots: []string{root}}})
 	r.Register("a", "", t0)
 	r.Register("b", "", t0)
 	const n = 10

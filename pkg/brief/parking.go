@@ -6,6 +6,7 @@ import (
 
 	"github.com/cairn-hooks/cairn/pkg/parking"
 	"github.com/cairn-hooks/cairn/pkg/plain"
+	"github.com/cairn-hooks/cairn/pkg/sessionfile"
 )
 
 // Parked is the one line that tells Claude what automatic parking parked.
@@ -26,8 +27,8 @@ func Parked(it parking.Item) string {
 func Refused(n int, foreign bool) string {
 	if foreign {
 		return fmt.Sprintf(
-			"cairn did not park this open loop: .claude/state/session-context.md already holds %d parked items, none of them parked on this machine (the file seems to have come with the repository). Mention it to the user in one line; cairn parks nothing more until items are archived.",
-			n)
+			"cairn did not park this open loop: %s already holds %d parked items, none of them parked on this machine (the file seems to have come with the repository). Mention it to the user in one line; cairn parks nothing more until items are archived.",
+			sessionfile.Rel, n)
 	}
 	return fmt.Sprintf(
 		"cairn did not park this open loop: %d items are parked already. Run `cairn session resume`, show the user the list and ask them to archive some (`cairn session archive <slug>`) before more can be parked.",

@@ -14,23 +14,21 @@ import (
 const restoreProtocol = "The conversation was just compacted and its summary is lossy: before acting, re-read the files above in that order, then the in-progress files the whiteboard names. " +
 	"Do not resume implementation from the summary alone; the files on disk are the truth."
 
-// Bounds on what the read order reads: the whiteboard is capped at 200 lines, so anything larger
-// is cut by the budget anyway; a rules directory of thousands of files is not a read order.
-const (
-	maxWhiteboard = 1 << 20
-	maxRules      = 64
-)
+// maxRules bounds the rules the read order names: a rules directory of thousands of files is not
+// a read order.
+const maxRules = 64
 
 // ReadOrder is what SessionStart hands Claude with run r active: the whiteboard's read order —
 // AGENTS.md and the rules under .agents/rules/, the run's MEMORY.md and state.json, the lessons
 // learned — naming only files that exist; after a compaction (compact) also the restore
 // protocol, the newest checkpoint (newest, relative to root; "" when none) and the whiteboard
-// itself, cut to the budget with the cut announced.
+// itself (whiteboard: MEMORY.md as the run's handle holds it, runstate.Runs.Whiteboard), framed
+// as the repository's data and cut to the budget with the cut announced.
 //
 // mine says whether the run was started on this machine (runstate.Runs.StartedHere). A run a
 // repository brought along is named as the repository's, with the command that adopts it, and
 // its files are still listed, since people commit runs on purpose too.
-func ReadOrder(root string, r runstate.Run, compact bool, newest string, mine bool) string {
+func ReadOrder(root string, r runstate.Run, compact bool, newest string, mine bool, whiteboard []byte) string {
 	var files []string
 	if safefile.IsFile(root, "AGENTS.md") {
 		files = append(files, "AGENTS.md")
@@ -80,9 +78,9 @@ func ReadOrder(root string, r runstate.Run, compact bool, newest string, mine bo
 		if newest != "" {
 			b.Add("The newest checkpoint is "+quoted(newest, 200)+" (cairn context restore shows it).\n", "")
 		}
-		if data, err := safefile.ReadHead(root, mem, maxWhiteboard); err == nil && len(data) > 0 {
+		if len(whiteboard) > 0 {
 			b.Add("\nThe run's whiteboard, as the file holds it:\n", "")
-			b.addFramed(mem, string(data))
+			b.addFramed(mem, string(whiteboard))
 		}
 	}
 	return b.String()

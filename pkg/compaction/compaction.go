@@ -4,21 +4,24 @@
 // one.
 //
 // The route of a PreCompact payload, from hooks/precompact/main.go to the files it writes, is
-// Record, which calls, in order:
+// Record, given the world, the project's handles ([stores.Stores]) and the payload's transcript,
+// opened once ([transcript.File]). It calls, in order:
 //
-//  1. identityOf: the compaction's identity — session, trigger and the transcript's length — from
-//     one stat of the transcript (catalog.CompactionID);
-//  2. activeRun: the active run and its state.json (runstate), resolved and read once;
-//  3. done: whether catalog.Recorded, the session-context snapshot (sessionfile) and the
-//     whiteboard (runstate.WhiteboardEvent) all carry that identity already; then it returns, so a
-//     repeated PreCompact costs a stat and a few small reads;
+//  1. identityOf: the compaction's identity — session, trigger and the transcript's length as the
+//     handle opened it (catalog.CompactionID);
+//  2. activeRun: the active run and its state.json (st.Runs), resolved and read once;
+//  3. done: whether the catalog (st.Catalog), the session-context snapshot (st.Context) and the
+//     whiteboard (st.Runs.Whiteboard) all carry that identity already; then it returns, so a
+//     repeated PreCompact costs a few small reads;
 //  4. gather: Claude Code's task list (tasks), the branch (project), and one read of the
-//     transcript from its end (transcript.ForCompaction: the files edited since the last
-//     compaction, the last prompts);
-//  5. runstate.RefreshWhiteboard into the run's MEMORY.md, when a run is active;
-//  6. sessionfile.Refresh into .claude/state/session-context.md (its parked items untouched);
-//  7. catalog.Auto: the automatic checkpoint, once per identity;
-//  8. timeline.Append: one "compaction" line in memory/timeline.jsonl, when the checkpoint is new.
+//     transcript from its end (transcript.File.ForCompaction: the files edited since the last
+//     compaction, the commands, the last prompts);
+//  5. runstate.RefreshWhiteboard into the run's MEMORY.md (st.Runs.UpdateWhiteboard), when a run
+//     is active;
+//  6. sessionfile.Refresh into .claude/state/session-context.md (st.Context; its parked items
+//     untouched);
+//  7. st.Catalog.Auto: the automatic checkpoint, once per identity;
+//  8. st.Timeline.Append: one "compaction" line in memory/timeline.jsonl, when the checkpoint is new.
 //
 // Every write is idempotent: a repeated record for the same identity leaves every file
 // byte-identical. SessionStart asks Missed and CompactedSince (the policy on the transcript's
@@ -33,24 +36,21 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
 	"github.com/cairn-hooks/cairn/pkg/checkpoint/catalog"
 	"github.com/cairn-hooks/cairn/pkg/project"
-	"github.com/cairn-hooks/cairn/pkg/registry"
 	"github.com/cairn-hooks/cairn/pkg/runstate"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 	"github.com/cairn-hooks/cairn/pkg/sessionfile"
+	"github.com/cairn-hooks/cairn/pkg/stores"
 	"github.com/cairn-hooks/cairn/pkg/tasks"
 	"github.com/cairn-hooks/cairn/pkg/timeline"
 	"github.com/cairn-hooks/cairn/pkg/transcript"
 )
 
-// identityOf returns the identity of the compaction in, from one stat of its transcript.
+// identityOf returns the identity of the compaction in: its transcript's length is the one the
+// handle opened (-1 without one).
 func identityOf(in Input) catalog.CompactionID {
 	id := catalog.CompactionID{Session: in.SessionID, Trigger: in.Trigger, Size: -1}
-	if in.TranscriptPath != "" {
-		// Opened the way it is read (a regular file, without blocking), not merely stat'd.
-		if f, fi, err := safefile.OpenLoose(in.TranscriptPath); err == nil {
-			id.Size = fi.Size()
-			f.Close()
-		}
+	if in.Transcript != nil {
+		id.Size = in.Transcript.Size()
 	}
 	return id
 }
@@ -60,9 +60,10 @@ const promptsInCheckpoint = 3
 
 // Input describes the compaction.
 type Input struct {
-	SessionID, TranscriptPath string
-	Trigger                   string  // manual or auto
-	Instructions              *string // /compact's argument; nil when none
+	SessionID    string
+	Transcript   *transcript.File // the payload's transcript_path; nil when it names none
+	Trigger      string           // manual or auto
+	Instructions *string          // /compact's argument; nil when none
 	// Late marks a record made after the compaction by SessionStart, because PreCompact did not
 	// run for it (it sometimes does not: docs/DESIGN.md, Facts about Claude Code); the whiteboard
 	// says so.
@@ -105,21 +106,21 @@ func activeRun(p *project.Project, runs *runstate.Runs) run {
 // Record writes what a compaction needs: the whiteboard snapshot (with an active run), the
 // session-context snapshot, the automatic checkpoint and its timeline line. Every step runs even
 // when another fails; the failures are returned together.
-func Record(p *project.Project, cat *catalog.Catalog, runs *runstate.Runs, in Input) error {
+func Record(p *project.Project, st *stores.Stores, in Input) error {
 	id := identityOf(in)
-	r := activeRun(p, runs)
-	if !p.DryRun && done(p, cat, id, r) {
+	r := activeRun(p, st.Runs)
+	if !p.DryRun && done(p, st, id, r) {
 		return nil // a repeat of a compaction recorded whole: nothing would change
 	}
 	f := gather(p, in, id)
 	var errs []error
-	if err := refreshWhiteboard(p, in, f, r); err != nil {
+	if err := refreshWhiteboard(p, st.Runs, in, f, r); err != nil {
 		errs = append(errs, err)
 	}
-	if err := refreshSessionFile(p, in, f); err != nil {
-		errs = append(errs, fmt.Errorf(".claude/state/session-context.md: %w", err))
+	if err := refreshSessionFile(st.Context, in, f); err != nil {
+		errs = append(errs, fmt.Errorf("%s: %w", sessionfile.Rel, err))
 	}
-	if err := autoCheckpoint(p, cat, in, f, r); err != nil {
+	if err := autoCheckpoint(p, st, in, f, r); err != nil {
 		errs = append(errs, fmt.Errorf("automatic checkpoint: %w", err))
 	}
 	return errors.Join(errs...)
@@ -127,9 +128,9 @@ func Record(p *project.Project, cat *catalog.Catalog, runs *runstate.Runs, in In
 
 // done reports whether every file already records compaction id: the checkpoint (written last),
 // the session-context snapshot and, with an active run, the whiteboard.
-func done(p *project.Project, cat *catalog.Catalog, id catalog.CompactionID, r run) bool {
+func done(p *project.Project, st *stores.Stores, id catalog.CompactionID, r run) bool {
 	event := id.String()
-	if !cat.Recorded(event) || recorded(p.Root) != event {
+	if !st.Catalog.Recorded(event) || recorded(st.Context) != event {
 		return false
 	}
 	if r.err != nil {
@@ -138,17 +139,14 @@ func done(p *project.Project, cat *catalog.Catalog, id catalog.CompactionID, r r
 	if !r.active {
 		return true
 	}
-	data, _, err := safefile.ReadFile(p.Root, r.run.MemoryPath(), maxWhiteboard)
+	data, err := st.Runs.Whiteboard()
 	return err == nil && runstate.WhiteboardEvent(data) == event
 }
 
-// maxWhiteboard bounds the read of MEMORY.md: it is capped at 200 lines.
-const maxWhiteboard = 1 << 20
-
 // recorded returns the identity, as written, of the last compaction recorded in
 // session-context.md's snapshot, or "".
-func recorded(root string) string {
-	data, _, err := safefile.ReadFile(root, sessionfile.Path(root), sessionfile.MaxSize)
+func recorded(ctx *sessionfile.Context) string {
+	data, _, err := ctx.Read()
 	if err != nil {
 		return ""
 	}
@@ -178,8 +176,8 @@ func gather(p *project.Project, in Input, id catalog.CompactionID) facts {
 		}
 		all = ts
 	}
-	if in.TranscriptPath != "" {
-		tr, err := transcript.ForCompaction(in.TranscriptPath, p.Root, promptsInCheckpoint, len(all) == 0)
+	if in.Transcript != nil {
+		tr, err := in.Transcript.ForCompaction(p.Root, promptsInCheckpoint, len(all) == 0)
 		if err != nil {
 			p.Warn("%v", err)
 		}
@@ -206,7 +204,7 @@ func taskLines(ts []tasks.Task) []string {
 	return out
 }
 
-func refreshWhiteboard(p *project.Project, in Input, f facts, r run) error {
+func refreshWhiteboard(p *project.Project, runs *runstate.Runs, in Input, f facts, r run) error {
 	if r.err != nil {
 		return r.err
 	}
@@ -227,7 +225,7 @@ func refreshWhiteboard(p *project.Project, in Input, f facts, r run) error {
 	// The snapshot block is derived (run state, tasks, transcript): where the file system orders a
 	// replacing rename after the data, a power cut leaves the old whiteboard or the new one, the
 	// prose intact either way, so the fsync is skipped (safefile.NoSyncWhereOrdered).
-	if _, err := p.Files.Update(r.run.MemoryPath(), 0o644, func(old []byte, exists bool) ([]byte, error) {
+	if _, err := runs.UpdateWhiteboard(func(old []byte, exists bool) ([]byte, error) {
 		res = runstate.RefreshWhiteboard(old, exists, s)
 		return res.Data, nil
 	}, safefile.NoSyncWhereOrdered); err != nil {
@@ -241,32 +239,32 @@ func refreshWhiteboard(p *project.Project, in Input, f facts, r run) error {
 	return nil
 }
 
-func refreshSessionFile(p *project.Project, in Input, f facts) error {
+func refreshSessionFile(ctx *sessionfile.Context, in Input, f facts) error {
 	snap := sessionfile.Snapshot{
 		Event: f.id.String(), At: f.at, SessionID: in.SessionID, Trigger: in.Trigger, Branch: f.branch,
 		Tasks: taskLines(f.open), Files: f.edited,
 	}
-	_, err := p.Files.Update(sessionfile.Path(p.Root), 0o644, func(old []byte, exists bool) ([]byte, error) {
+	_, err := ctx.Update(func(old []byte, exists bool) ([]byte, error) {
 		return sessionfile.Refresh(old, exists, snap), nil
-	}, safefile.Limit(sessionfile.MaxSize), safefile.NoSyncWhereOrdered) // a derived snapshot, the parked items kept: as the whiteboard
+	}, safefile.NoSyncWhereOrdered) // a derived snapshot, the parked items kept: as the whiteboard
 	return err
 }
 
-func autoCheckpoint(p *project.Project, cat *catalog.Catalog, in Input, f facts, r run) error {
+func autoCheckpoint(p *project.Project, st *stores.Stores, in Input, f facts, r run) error {
 	ai := catalog.AutoInput{
 		SessionID: in.SessionID, Trigger: in.Trigger, Event: f.id.String(),
 		Instructions: in.Instructions, Branch: f.branch, Now: f.at,
 		Open: f.open, Completed: f.completed, FilesEdited: f.edited, Prompts: f.prompts, PromptsAt: f.promptsAt, Record: f.record,
 	}
 	if in.SessionID != "" {
-		if started, ok := registry.New(p.Files, p.Root).Started(in.SessionID); ok {
+		if started, ok := st.Registry.Started(in.SessionID); ok {
 			ai.Started = started
 		}
 	}
 	if r.active {
 		ai.Run, ai.State = &r.run, &r.state
 	}
-	saved, written, err := cat.Auto(ai)
+	saved, written, err := st.Catalog.Auto(ai)
 	if err != nil || !written {
 		return err
 	}
@@ -274,7 +272,7 @@ func autoCheckpoint(p *project.Project, cat *catalog.Catalog, in Input, f facts,
 	if trigger == "" {
 		trigger = "unknown"
 	}
-	if err := timeline.Append(p.Files, p.Root, timeline.Event{
+	if err := st.Timeline.Append(timeline.Event{
 		Time: f.at, Event: timeline.Compaction, Session: in.SessionID, Branch: f.branch,
 		Trigger: trigger, Checkpoint: saved.Rel,
 	}); err != nil {

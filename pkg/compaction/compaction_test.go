@@ -10,12 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-hooks/cairn/pkg/checkpoint/catalog"
 	"github.com/cairn-hooks/cairn/pkg/project/projecttest"
-	"github.com/cairn-hooks/cairn/pkg/runstate"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 	"github.com/cairn-hooks/cairn/pkg/sessionfile"
+	"github.com/cairn-hooks/cairn/pkg/stores"
 	"github.com/cairn-hooks/cairn/pkg/timeline"
+	"github.com/cairn-hooks/cairn/pkg/transcript"
 )
 
 // fakeTranscript answers the policy's questions from fixed boundary offsets.
@@ -26,7 +26,7 @@ type fakeTranscript struct {
 	err        error
 }
 
-func (f fakeTranscript) After(offset int64) (int, error) {
+func (f fakeTranscript) CompactionsAfter(offset int64) (int, error) {
 	n := 0
 	for _, b := range f.boundaries {
 		if b >= offset {
@@ -35,9 +35,14 @@ func (f fakeTranscript) After(offset int64) (int, error) {
 	}
 	return n, f.err
 }
-func (f fakeTranscript) EndsWithOne() (bool, error) { return f.endsWith, f.err }
-func (f fakeTranscript) Any() (bool, error)         { return len(f.boundaries) > 0, f.err }
-func (f fakeTranscript) Answered() (bool, error)    { return f.answered, f.err }
+func (f fakeTranscript) EndsWithCompaction() (bool, error) { return f.endsWith, f.err }
+func (f fakeTranscript) LastBoundary() (int64, bool, error) {
+	if len(f.boundaries) == 0 {
+		return 0, false, f.err
+	}
+	return slices.Max(f.boundaries), true, f.err
+}
+func (f fakeTranscript) AnsweredSinceCompaction() (bool, error) { return f.answered, f.err }
 
 func TestMissed(t *testing.T) {
 	for _, c := range []struct {
@@ -109,10 +114,12 @@ func TestPendingHandBack(t *testing.T) {
 // panicTranscript fails a test that reads the transcript when it should not.
 type panicTranscript struct{}
 
-func (panicTranscript) After(int64) (int, error)   { panic("After") }
-func (panicTranscript) EndsWithOne() (bool, error) { panic("EndsWithOne") }
-func (panicTranscript) Any() (bool, error)         { panic("Any: a whole-transcript scan") }
-func (panicTranscript) Answered() (bool, error)    { panic("Answered") }
+func (panicTranscript) CompactionsAfter(int64) (int, error) { panic("CompactionsAfter") }
+func (panicTranscript) EndsWithCompaction() (bool, error)   { panic("EndsWithCompaction") }
+func (panicTranscript) LastBoundary() (int64, bool, error) {
+	panic("LastBoundary: a whole-transcript scan")
+}
+func (panicTranscript) AnsweredSinceCompaction() (bool, error) { panic("AnsweredSinceCompaction") }
 
 // Record writes the three records and one timeline line; a repeat for the same identity changes
 // no byte and writes no second checkpoint or line, even with the clock moving.
@@ -124,8 +131,8 @@ func TestRecordOnceAndIdempotent(t *testing.T) {
 	os.WriteFile(filepath.Join(root, ".agents", "runs", "active"), []byte("r1\n"), 0o644)
 	t0 := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 	w := projecttest.New(t, root, "", t0)
-	in := Input{SessionID: "s", TranscriptPath: tr, Trigger: "auto"}
-	if err := Record(w.Project, catalog.Open(w.Project), runstate.Open(w.Project), in); err != nil {
+	in := Input{SessionID: "s", Transcript: transcript.Open(tr), Trigger: "auto"}
+	if err := Record(w.Project, stores.Open(w.Project), in); err != nil {
 		t.Fatal(err)
 	}
 	snapshot := func() map[string]string {
@@ -148,7 +155,7 @@ func TestRecordOnceAndIdempotent(t *testing.T) {
 		t.Fatalf("session file:\n%s", first[sessionfile.Path(root)])
 	}
 	w.Now = func() time.Time { return t0.Add(time.Minute) }
-	if err := Record(w.Project, catalog.Open(w.Project), runstate.Open(w.Project), in); err != nil {
+	if err := Record(w.Project, stores.Open(w.Project), in); err != nil {
 		t.Fatal(err)
 	}
 	second := snapshot()
@@ -168,8 +175,8 @@ func TestRecordOnceAndIdempotent(t *testing.T) {
 	f, _ := os.OpenFile(tr, os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString("{}\n")
 	f.Close()
-	in.Late = true
-	if err := Record(w.Project, catalog.Open(w.Project), runstate.Open(w.Project), in); err != nil {
+	in.Late, in.Transcript = true, transcript.Open(tr) // a new process: a new handle on the grown transcript
+	if err := Record(w.Project, stores.Open(w.Project), in); err != nil {
 		t.Fatal(err)
 	}
 	mem2, _ := os.ReadFile(filepath.Join(root, ".agents", "runs", "r1", "MEMORY.md"))
@@ -198,7 +205,7 @@ func TestRecordSnapshotsAskForOrderedNoSync(t *testing.T) {
 	w := projecttest.New(t, root, "", time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC))
 	ow := &optsWriter{Writer: w.Files, opts: map[string][]safefile.Option{}}
 	w.Files = ow
-	if err := Record(w.Project, catalog.Open(w.Project), runstate.Open(w.Project), Input{SessionID: "s", Trigger: "auto"}); err != nil {
+	if err := Record(w.Project, stores.Open(w.Project), Input{SessionID: "s", Trigger: "auto"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"MEMORY.md", "session-context.md"} {
@@ -221,10 +228,10 @@ func TestRecordKeepsWhereThePromptsAre(t *testing.T) {
 	}
 	os.WriteFile(tr, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
 	w := projecttest.New(t, root, "", time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC))
-	if err := Record(w.Project, catalog.Open(w.Project), runstate.Open(w.Project), Input{SessionID: "s", TranscriptPath: tr, Trigger: "auto"}); err != nil {
+	if err := Record(w.Project, stores.Open(w.Project), Input{SessionID: "s", Transcript: transcript.Open(tr), Trigger: "auto"}); err != nil {
 		t.Fatal(err)
 	}
-	cat := catalog.Open(w.Project).Entries()
+	cat := stores.Open(w.Project).Catalog.Entries()
 	want := []int64{int64(len(lines[0]) + len(lines[1]) + 2), 0}
 	if len(cat) != 1 || !slices.Equal(cat[0].PromptsAt, want) {
 		t.Fatalf("catalog %+v, want prompts at %v", cat, want)

@@ -5,33 +5,25 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/transcript"
 )
 
-// Boundaries is what the policy asks of a transcript; package transcript answers it.
+// Boundaries is what the policy asks of a transcript; *transcript.File answers it, from one
+// reading back from the end shared by the questions.
 type Boundaries interface {
-	// After counts the compaction boundaries that start at or after offset.
-	After(offset int64) (int, error)
-	// EndsWithOne reports whether the last line is a compaction boundary.
-	EndsWithOne() (bool, error)
-	// Any reports whether the transcript was ever compacted.
-	Any() (bool, error)
-	// Answered reports whether Claude answered after the last compaction boundary.
-	Answered() (bool, error)
+	// CompactionsAfter counts the compaction boundaries that start at or after offset.
+	CompactionsAfter(offset int64) (int, error)
+	// EndsWithCompaction reports whether the last line is a compaction boundary.
+	EndsWithCompaction() (bool, error)
+	// LastBoundary finds the last compaction boundary; found is false when there was none.
+	LastBoundary() (offset int64, found bool, err error)
+	// AnsweredSinceCompaction reports whether Claude answered after the last compaction boundary.
+	AnsweredSinceCompaction() (bool, error)
 }
 
-// Transcript returns the Boundaries of the transcript at path.
-func Transcript(path string) Boundaries { return transcriptFile(path) }
-
-type transcriptFile string
-
-func (t transcriptFile) After(offset int64) (int, error) {
-	return transcript.CompactionsAfter(string(t), offset)
-}
-func (t transcriptFile) EndsWithOne() (bool, error) { return transcript.EndsWithCompaction(string(t)) }
-func (t transcriptFile) Answered() (bool, error) {
-	return transcript.AnsweredSinceCompaction(string(t))
-}
-func (t transcriptFile) Any() (bool, error) {
-	_, found, err := transcript.LastBoundary(string(t))
-	return found, err
+// BoundariesOf is tr as the policy's Boundaries, nil (nothing to judge by) when there is none.
+func BoundariesOf(tr *transcript.File) Boundaries {
+	if tr == nil {
+		return nil
+	}
+	return tr
 }
 
 // Missed reports whether PreCompact did not run for the compaction session sid just went through,
@@ -55,7 +47,7 @@ func Missed(sid string, last string, tr Boundaries) (bool, error) {
 	if id.Size < 0 {
 		return false, nil // PreCompact ran but saw no transcript
 	}
-	n, err := tr.After(id.Size)
+	n, err := tr.CompactionsAfter(id.Size)
 	if err != nil {
 		return false, err
 	}
@@ -63,7 +55,7 @@ func Missed(sid string, last string, tr Boundaries) (bool, error) {
 	case 0:
 		return false, nil
 	case 1:
-		ends, err := tr.EndsWithOne()
+		ends, err := tr.EndsWithCompaction()
 		return err == nil && !ends, err
 	}
 	return true, nil
@@ -78,9 +70,10 @@ func CompactedSince(sid string, last string, tr Boundaries) (bool, error) {
 	}
 	id, ok := catalog.ParseCompactionID(last)
 	if !ok || id.Session != sid || id.Size < 0 {
-		return tr.Any()
+		_, found, err := tr.LastBoundary()
+		return found, err
 	}
-	n, err := tr.After(id.Size)
+	n, err := tr.CompactionsAfter(id.Size)
 	return n > 0, err
 }
 
@@ -99,6 +92,6 @@ func PendingHandBack(sid string, last string, tr Boundaries) (bool, error) {
 	if !since || err != nil {
 		return false, err
 	}
-	answered, err := tr.Answered()
+	answered, err := tr.AnsweredSinceCompaction()
 	return !answered && err == nil, err
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
 	"github.com/cairn-hooks/cairn/pkg/checkpoint/catalog"
 	"github.com/cairn-hooks/cairn/pkg/project"
-	"github.com/cairn-hooks/cairn/pkg/runstate"
+	"github.com/cairn-hooks/cairn/pkg/stores"
 )
 
 // LastRecorded returns the identity, as written, of the newest compaction of session sid that
@@ -29,22 +29,18 @@ func LastRecorded(cat *catalog.Catalog, sid string) string {
 // no boundary after it (Missed). When it is not — PreCompact did not run and SessionStart did
 // not record it late — the compaction is recorded first, marked late. A repeated PostCompact
 // changes nothing.
-func Summarize(p *project.Project, cat *catalog.Catalog, runs *runstate.Runs, in Input, summary string) error {
+func Summarize(p *project.Project, st *stores.Stores, in Input, summary string) error {
 	if in.SessionID == "" {
 		return errors.New("no session_id in the payload: cannot tell which compaction this is")
 	}
-	var tr Boundaries
-	if in.TranscriptPath != "" {
-		tr = Transcript(in.TranscriptPath)
-	}
-	last := LastRecorded(cat, in.SessionID)
-	missed, err := Missed(in.SessionID, last, tr)
+	last := LastRecorded(st.Catalog, in.SessionID)
+	missed, err := Missed(in.SessionID, last, BoundariesOf(in.Transcript))
 	if err != nil {
 		p.Warn("%v", err)
 	}
 	if missed || last == "" {
 		in.Late = true
-		if err := Record(p, cat, runs, in); err != nil {
+		if err := Record(p, st, in); err != nil {
 			return fmt.Errorf("recording the compaction PreCompact missed: %w", err)
 		}
 		if p.DryRun {
@@ -55,7 +51,7 @@ func Summarize(p *project.Project, cat *catalog.Catalog, runs *runstate.Runs, in
 	if text == "" {
 		return nil // nothing to keep; the checkpoint says what cairn saw
 	}
-	c, ok := cat.Latest(checkpoint.KindAuto, in.SessionID, "")
+	c, ok := st.Catalog.Latest(checkpoint.KindAuto, in.SessionID, "")
 	if !ok {
 		return fmt.Errorf("no automatic checkpoint of session %s to keep Claude Code's summary in", in.SessionID)
 	}

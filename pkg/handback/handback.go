@@ -4,10 +4,12 @@
 //
 // The route of a SessionStart payload (docs/DESIGN.md follows it from the main): hooks/sessionstart
 // builds the world once (hookio.Main: a [project.Project] with the root, the config directory, the
-// confined writer, the clock), does its housekeeping through it, opens the two handles this package
-// reads — [catalog.Catalog] and [runstate.Runs] — and calls [Text] with all three. Text reads each
-// handle at most once and passes the same three to [compaction.Record] when it records a compaction
-// late, so the record's reads and writes go through the same handles.
+// confined writer, the clock), opens the project's handles ([stores.Stores]: the catalog, the runs,
+// session-context.md, the parked items, the registry, the timeline), does its housekeeping through
+// them, and calls [Text] with the world, the handles and the payload's transcript, opened once
+// ([transcript.File]). Text passes the same values to [compaction.Record] when it records a
+// compaction late, so the record's reads and writes go through the same handles, and no file is
+// read twice outside a lock.
 //
 // [Text] is the whole decision, in this order:
 //
@@ -40,10 +42,11 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
 	"github.com/cairn-hooks/cairn/pkg/checkpoint/catalog"
 	"github.com/cairn-hooks/cairn/pkg/compaction"
-	"github.com/cairn-hooks/cairn/pkg/parking"
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/runstate"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
+	"github.com/cairn-hooks/cairn/pkg/stores"
+	"github.com/cairn-hooks/cairn/pkg/transcript"
 )
 
 // enabled reads CAIRN_HANDBACK, which settings.json's env block passes to hooks: off, 0, false
@@ -65,21 +68,20 @@ const maxPointerReads = 16
 
 // Start is one SessionStart: the payload's fields that matter.
 type Start struct {
-	SessionID, Source, TranscriptPath string
+	SessionID, Source string
+	Transcript        *transcript.File // the payload's transcript_path; nil when it names none
 }
 
 // Text records a compaction PreCompact missed and returns what SessionStart tells Claude in
 // project p ("" for nothing). cat and runs are p's catalog and runs, opened by the hook: Text
 // reads each once, and a late record leaves the catalog holding what it wrote. An error is one
 // that leaves nothing to say (a damaged active run); the rest are warnings, through p.Warn.
-func Text(p *project.Project, cat *catalog.Catalog, runs *runstate.Runs, s Start) (string, error) {
+func Text(p *project.Project, st *stores.Stores, s Start) (string, error) {
+	cat, runs := st.Catalog, st.Runs
 	run, runErr := runs.Active()
 	now := p.Now()
 	on := enabled(p.Env)
-	var tr compaction.Boundaries
-	if s.TranscriptPath != "" {
-		tr = compaction.Transcript(s.TranscriptPath)
-	}
+	tr := compaction.BoundariesOf(s.Transcript)
 	compacted := false
 	switch s.Source {
 	case "compact":
@@ -89,8 +91,8 @@ func Text(p *project.Project, cat *catalog.Catalog, runs *runstate.Runs, s Start
 			p.Warn("%v", err)
 		}
 		if missed {
-			if err := compaction.Record(p, cat, runs,
-				compaction.Input{SessionID: s.SessionID, TranscriptPath: s.TranscriptPath, Trigger: "auto", Late: true},
+			if err := compaction.Record(p, st,
+				compaction.Input{SessionID: s.SessionID, Transcript: s.Transcript, Trigger: "auto", Late: true},
 			); err != nil {
 				p.Warn("recording the compaction PreCompact missed: %v", err)
 			}
@@ -118,7 +120,7 @@ func Text(p *project.Project, cat *catalog.Catalog, runs *runstate.Runs, s Start
 		// SessionStart(compact)'s context, as 2.1.100 does after /compact, hands it back at the
 		// next resume).
 		if on && compacted {
-			return afterCompaction(p, s, cat), nil
+			return afterCompaction(p, st, s), nil
 		}
 		return pointer, nil
 	}
@@ -134,7 +136,11 @@ func Text(p *project.Project, cat *catalog.Catalog, runs *runstate.Runs, s Start
 			newest = filepath.ToSlash(newest)
 		}
 	}
-	text := brief.ReadOrder(p.Root, run, compacted, newest, runs.StartedHere(run))
+	var board []byte
+	if compacted {
+		board, _ = runs.Whiteboard()
+	}
+	text := brief.ReadOrder(p.Root, run, compacted, newest, runs.StartedHere(run), board)
 	if pointer != "" {
 		text += "\n" + pointer // the read order at startup is a short list: both fit the budget
 	}
@@ -180,7 +186,8 @@ func handoffPointer(p *project.Project, cat []catalog.Entry, sid, branch string,
 
 // afterCompaction is the hand-back of the compaction this session just went through, from its
 // automatic checkpoint, or "" when there is none.
-func afterCompaction(p *project.Project, s Start, cat *catalog.Catalog) string {
+func afterCompaction(p *project.Project, st *stores.Stores, s Start) string {
+	cat := st.Catalog
 	c, ok := cat.Latest(checkpoint.KindAuto, s.SessionID, "")
 	if !ok || s.SessionID == "" {
 		return ""
@@ -197,7 +204,7 @@ func afterCompaction(p *project.Project, s Start, cat *catalog.Catalog) string {
 		Record: checkpoint.ReadRecord(sec.Notes), Tasks: catalog.TaskLines(sec.Remaining),
 	}
 	h.Files = appendNew(h.Files, earlierFiles(p, cat, s.SessionID, c.File)...)
-	if n, err := parking.Open(p).Count(); err == nil {
+	if n, err := st.Parked.Count(); err == nil {
 		h.Parked = n
 	}
 	return brief.AfterCompaction(h)

@@ -11,8 +11,9 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/checkpoint/catalog"
 	"github.com/cairn-hooks/cairn/pkg/compaction"
 	"github.com/cairn-hooks/cairn/pkg/project"
-	"github.com/cairn-hooks/cairn/pkg/runstate"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
+	"github.com/cairn-hooks/cairn/pkg/stores"
+	"github.com/cairn-hooks/cairn/pkg/transcript"
 )
 
 // The pointer names this branch's newest hand-off of another session while it is under 7 days
@@ -80,7 +81,7 @@ func pointerWorld(t *testing.T) pointerFixture {
 // handoff writes a hand-off; ranHere gives its session a transcript in this machine's config.
 func (w pointerFixture) handoff(t *testing.T, h catalog.HandoffInput, ranHere bool) {
 	t.Helper()
-	if _, err := catalog.Open(w.p).Handoff(h); err != nil {
+	if _, err := stores.Open(w.p).Catalog.Handoff(h); err != nil {
 		t.Fatal(err)
 	}
 	if ranHere {
@@ -91,7 +92,7 @@ func (w pointerFixture) handoff(t *testing.T, h catalog.HandoffInput, ranHere bo
 }
 
 func (w pointerFixture) entries() []catalog.Entry {
-	return catalog.Open(w.p).Entries()
+	return stores.Open(w.p).Catalog.Entries()
 }
 
 func TestEnabled(t *testing.T) {
@@ -132,14 +133,14 @@ func newFixture(t *testing.T) fixture {
 
 // call is one SessionStart: its input and the world it runs in.
 type call struct {
-	p    *project.Project
-	runs *runstate.Runs
-	s    Start
+	p  *project.Project
+	st *stores.Stores
+	s  Start
 }
 
 func (f fixture) start(source string, env project.Env) call {
 	w := f.world(env)
-	return call{w, runstate.Open(w), Start{SessionID: "s1", Source: source, TranscriptPath: f.transcript}}
+	return call{w, stores.Open(w), Start{SessionID: "s1", Source: source, Transcript: transcript.Open(f.transcript)}}
 }
 
 func (f fixture) world(env project.Env) *project.Project {
@@ -158,18 +159,19 @@ func (f fixture) autoCheckpoints() []catalog.Entry {
 
 func (f fixture) precompact(t *testing.T) {
 	t.Helper()
-	err := compaction.Record(f.world(nil), f.catalog(), runstate.Open(f.world(nil)),
-		compaction.Input{SessionID: "s1", TranscriptPath: f.transcript, Trigger: "manual"})
+	w := f.world(nil)
+	err := compaction.Record(w, stores.Open(w),
+		compaction.Input{SessionID: "s1", Transcript: transcript.Open(f.transcript), Trigger: "manual"})
 	if err != nil {
 		t.Fatal(err)
 	}
 }
 
-func (f fixture) catalog() *catalog.Catalog { return catalog.Open(f.world(nil)) }
+func (f fixture) catalog() *catalog.Catalog { return stores.Open(f.world(nil)).Catalog }
 
 func text(t *testing.T, c call) string {
 	t.Helper()
-	out, err := Text(c.p, catalog.Open(c.p), c.runs, c.s)
+	out, err := Text(c.p, c.st, c.s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +297,7 @@ func TestTextRunError(t *testing.T) {
 	os.MkdirAll(filepath.Join(f.root, ".agents", "runs"), 0o755)
 	os.WriteFile(filepath.Join(f.root, ".agents", "runs", "active"), []byte("../../outside\n"), 0o644)
 	c := f.start("startup", nil)
-	if _, err := Text(c.p, catalog.Open(c.p), c.runs, c.s); err == nil {
+	if _, err := Text(c.p, c.st, c.s); err == nil {
 		t.Error("no error for a damaged run")
 	}
 }

@@ -23,11 +23,9 @@ import (
 
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
 	"github.com/cairn-hooks/cairn/pkg/checkpoint/catalog"
-	"github.com/cairn-hooks/cairn/pkg/parking"
 	"github.com/cairn-hooks/cairn/pkg/project"
-	"github.com/cairn-hooks/cairn/pkg/registry"
-	"github.com/cairn-hooks/cairn/pkg/runstate"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
+	"github.com/cairn-hooks/cairn/pkg/stores"
 	"github.com/cairn-hooks/cairn/pkg/tasks"
 	"github.com/cairn-hooks/cairn/pkg/transcript"
 )
@@ -41,13 +39,17 @@ const (
 
 // Input describes the session that ends.
 type Input struct {
-	SessionID, TranscriptPath, Reason string
+	SessionID  string
+	Transcript *transcript.File // the payload's transcript_path; nil when it names none
+	Reason     string
 }
 
 // Write leaves the session's hand-off when it did work since its last checkpoint, and returns
-// it; written is false when there was nothing new to hand off. cat, runs and parked are the
-// project's handles the hook opened (SessionEnd has just expired parked items through parked).
-func Write(p *project.Project, cat *catalog.Catalog, runs *runstate.Runs, parked *parking.Store, in Input) (saved checkpoint.Saved, written bool, err error) {
+// it; written is false when there was nothing new to hand off. st holds the project's handles
+// the hook opened (SessionEnd has just expired parked items through st.Parked and ended the
+// session through st.Registry).
+func Write(p *project.Project, st *stores.Stores, in Input) (saved checkpoint.Saved, written bool, err error) {
+	cat, runs := st.Catalog, st.Runs
 	if in.SessionID == "" {
 		return saved, false, errors.New("no session_id in the payload")
 	}
@@ -99,9 +101,9 @@ func Write(p *project.Project, cat *catalog.Catalog, runs *runstate.Runs, parked
 		before, _ = catalog.ReadHandoff(p.Root, prev.Path(p.Root))
 	}
 	var tr transcript.Handoff
-	if in.TranscriptPath != "" {
+	if in.Transcript != nil {
 		// Without task files, the client's todo list (TodoWrite) is the session's task list.
-		if tr, err = transcript.ForHandoff(in.TranscriptPath, p.Root, from, before.Record.First == "", len(all) == 0); err != nil {
+		if tr, err = in.Transcript.ForHandoff(p.Root, from, before.Record.First == "", len(all) == 0); err != nil {
 			p.Warn("%v", err)
 		}
 		for _, td := range tr.Todos {
@@ -121,14 +123,14 @@ func Write(p *project.Project, cat *catalog.Catalog, runs *runstate.Runs, parked
 		SessionID: in.SessionID, Reason: in.Reason, Branch: p.Branch(), Now: now,
 		Prompts: tr.Prompts, LastReply: tr.LastText, Open: open, Size: tr.Size, Tasks: print,
 	}
-	if started, ok := registry.New(p.Files, p.Root).Started(in.SessionID); ok {
+	if started, ok := st.Registry.Started(in.SessionID); ok {
 		hi.Started = started
 	}
 	if r, err := runs.Active(); err == nil {
-		st, _, _ := runs.State()
-		hi.Run, hi.State = &r, &st
+		state, _, _ := runs.State()
+		hi.Run, hi.State = &r, &state
 	}
-	if n, err := parked.Count(); err == nil {
+	if n, err := st.Parked.Count(); err == nil {
 		hi.Parked = n
 	}
 	var files []string
@@ -144,13 +146,13 @@ func Write(p *project.Project, cat *catalog.Catalog, runs *runstate.Runs, parked
 		files = append(files, fs...)
 		earlier = append(earlier, rec)
 	}
-	if in.TranscriptPath != "" {
+	if in.Transcript != nil {
 		// The prompts before the last checkpoint are read where it recorded them (LastWords).
 		var earlier []int64
 		if last != nil {
 			earlier = last.PromptsAt
 		}
-		w, err := transcript.LastWords(in.TranscriptPath, maxPrompts, from, earlier)
+		w, err := in.Transcript.LastWords(maxPrompts, from, earlier)
 		if err != nil {
 			p.Warn("%v", err)
 		}

@@ -12,10 +12,10 @@ import (
 
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
 	"github.com/cairn-hooks/cairn/pkg/checkpoint/catalog"
-	"github.com/cairn-hooks/cairn/pkg/parking"
 	"github.com/cairn-hooks/cairn/pkg/project"
-	"github.com/cairn-hooks/cairn/pkg/runstate"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
+	"github.com/cairn-hooks/cairn/pkg/stores"
+	"github.com/cairn-hooks/cairn/pkg/transcript"
 )
 
 type world struct {
@@ -43,7 +43,7 @@ func (w *world) env() *project.Project {
 func (w *world) end() (checkpoint.Saved, bool) {
 	w.t.Helper()
 	w.now = w.now.Add(time.Minute)
-	s, written, err := Write(w.env(), catalog.Open(w.env()), runstate.Open(w.env()), parking.Open(w.env()), Input{SessionID: "s1", TranscriptPath: w.tr, Reason: "other"})
+	s, written, err := Write(w.env(), stores.Open(w.env()), Input{SessionID: "s1", Transcript: transcript.Open(w.tr), Reason: "other"})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -144,14 +144,14 @@ func TestWriteAfterCompaction(t *testing.T) {
 	w := newWorld(t)
 	w.say(prompt("x"))
 	fi, _ := os.Stat(w.tr)
-	saved, _, err := catalog.Open(w.env()).Auto(catalog.AutoInput{
+	saved, _, err := stores.Open(w.env()).Catalog.Auto(catalog.AutoInput{
 		SessionID: "s1", Trigger: "auto", Event: fmt.Sprintf("s1/auto/%d", fi.Size()), Now: w.now,
 		FilesEdited: []string{"before.go"},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, _ := catalog.Open(w.env()).Latest(checkpoint.KindAuto, "s1", "")
+	c, _ := stores.Open(w.env()).Catalog.Latest(checkpoint.KindAuto, "s1", "")
 	if _, err := catalog.AttachSummary(w.env().Files, w.root, c, "THE-SUMMARY"); err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func TestWriteAfterCompactionInTheSameSecond(t *testing.T) {
 	}
 	w.say(prompt("does it compile?"))
 	fi, _ := os.Stat(w.tr)
-	if _, _, err := catalog.Open(w.env()).Auto(catalog.AutoInput{
+	if _, _, err := stores.Open(w.env()).Catalog.Auto(catalog.AutoInput{
 		SessionID: "s1", Trigger: "manual", Event: fmt.Sprintf("s1/manual/%d", fi.Size()), Now: w.now,
 	}); err != nil {
 		t.Fatal(err)
@@ -204,7 +204,7 @@ func TestWriteSinceLastCheckpoint(t *testing.T) {
 	w := newWorld(t)
 	w.say(edit(filepath.Join(w.root, "old.go")))
 	fi, _ := os.Stat(w.tr)
-	if _, _, err := catalog.Open(w.env()).Auto(catalog.AutoInput{
+	if _, _, err := stores.Open(w.env()).Catalog.Auto(catalog.AutoInput{
 		SessionID: "s1", Trigger: "auto", Event: fmt.Sprintf("s1/auto/%d", fi.Size()), Now: w.now,
 	}); err != nil {
 		t.Fatal(err)
@@ -286,7 +286,7 @@ func TestWriteReadsEarlierPromptsWhereRecorded(t *testing.T) {
 	at := func(text string) int64 { return int64(bytes.Index(data, []byte(prompt(text)))) }
 	entry := func() catalog.Entry {
 		t.Helper()
-		e, ok := catalog.Open(w.env()).Latest(checkpoint.KindHandoff, "s1", "")
+		e, ok := stores.Open(w.env()).Catalog.Latest(checkpoint.KindHandoff, "s1", "")
 		if !ok {
 			t.Fatal("no hand-off in the catalog")
 		}

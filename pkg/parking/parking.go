@@ -117,6 +117,8 @@ type Store struct {
 	Dirs   []string        // the legacy memory directories (LegacyDirs)
 	Now    func() time.Time
 
+	ctx *sessionfile.Context // session-context.md: read once, written through it
+
 	// seen is session-context.md as the last read without the lock found it, parsed. A locked
 	// update that finds the same bytes reuses it: the prompt hook counts the bullets (read), then
 	// parks (update), and parsing the bullets — each field redacted — was a visible part of
@@ -155,33 +157,33 @@ func (s *Store) parsedAs(data []byte, exists bool) *parsed {
 	return nil
 }
 
-// load reads session-context.md without a lock; exists is false when there is none.
-func (s *Store) load() (data []byte, exists bool, err error) {
-	data, _, err = safefile.ReadFile(s.Root, sessionfile.Path(s.Root), sessionfile.MaxSize)
-	if errors.Is(err, fs.ErrNotExist) {
-		return data, false, nil
-	}
-	return data, true, err
-}
+// load reads session-context.md without a lock, through the handle (once per process);
+// exists is false when there is none.
+func (s *Store) load() (data []byte, exists bool, err error) { return s.ctx.Read() }
 
 // New returns the store of the project at root. config is Claude Code's config directory ("" when
 // unknown: legacy files are then not looked for). files writes inside the project; a
-// safefile.DryRun makes the whole store a dry run.
+// safefile.DryRun makes the whole store a dry run. It opens its own handle on session-context.md:
+// a process that also refreshes the snapshot uses [Open] with the handle it holds.
 func New(root, config string, files safefile.Writer, now func() time.Time) *Store {
-	dirs := LegacyDirs(config, root)
-	return &Store{Root: root, Config: config, Files: files, Legacy: files.Under(dirs...), Dirs: dirs, Now: now}
+	return newStore(root, config, files, now, sessionfile.OpenAt(root, files))
 }
 
-// Open returns the store of p's project: New with p's root, config directory, writer and clock.
-func Open(p *project.Project) *Store { return New(p.Root, p.Config, p.Files, p.Now) }
+func newStore(root, config string, files safefile.Writer, now func() time.Time, ctx *sessionfile.Context) *Store {
+	dirs := LegacyDirs(config, root)
+	return &Store{Root: root, Config: config, Files: files, Legacy: files.Under(dirs...), Dirs: dirs, Now: now, ctx: ctx}
+}
 
-// Expire deletes the parked items of the project at root that are ExpireDays old or more —
-// bullets by their Raised date, legacy files by their modification time — recording each in the
-// audit log with "action":"expired" first, and returns them. It also gives undated bullets
-// today's date, which starts their clock. SessionEnd calls it, and SessionStart to finish a
-// clean-up that a killed SessionEnd left.
-func Expire(root, config string, files safefile.Writer, now func() time.Time) ([]Item, error) {
-	return New(root, config, files, now).Expire()
+// Reader returns a store that only reads: the parked items of the project at root and of the
+// legacy directories dirs, for a reader outside any hook (the search index). Its writes fail.
+func Reader(root string, dirs []string, now func() time.Time) *Store {
+	return &Store{Root: root, Dirs: dirs, Now: now, ctx: sessionfile.OpenAt(root, nil)}
+}
+
+// Open returns the store of p's project, reading and writing session-context.md through ctx, the
+// process's handle on it (sessionfile.Open(p)).
+func Open(p *project.Project, ctx *sessionfile.Context) *Store {
+	return newStore(p.Root, p.Config, p.Files, p.Now, ctx)
 }
 
 // Errors of Park and Archive.
@@ -312,8 +314,7 @@ func (s *Store) update(fn func(t *txn) error, opts ...safefile.Option) error {
 	s.listed.Store(0)
 	defer s.listed.Store(0)
 	var t *txn
-	opts = append(opts, safefile.Limit(sessionfile.MaxSize))
-	_, err := s.Files.Update(sessionfile.Path(s.Root), 0o644, func(old []byte, exists bool) ([]byte, error) {
+	_, err := s.ctx.Update(func(old []byte, exists bool) ([]byte, error) {
 		p := s.parse(old, exists)
 		file := p.file
 		t = &txn{s: s, f: p.sec, e: edit{remove: map[int]bool{}, replace: map[int]string{}}}
@@ -426,8 +427,11 @@ func (t *txn) expire() ([]Item, error) {
 	return gone, t.remove(gone, ActionExpired)
 }
 
-// Expire deletes the items that are ExpireDays old or more (see the function Expire). An
-// *IndexError says that they were deleted but a pointer to one may remain in Claude Code's
+// Expire deletes the parked items that are ExpireDays old or more — bullets by their Raised
+// date, legacy files by their modification time — recording each in the audit log with
+// "action":"expired" first, and returns them. It also gives undated bullets today's date, which
+// starts their clock. SessionEnd calls it, and SessionStart to finish a clean-up that a killed
+// SessionEnd left. An *IndexError says that they were deleted but a pointer to one may remain in Claude Code's
 // memory index.
 func (s *Store) Expire() ([]Item, error) {
 	if !s.mayExpire() {

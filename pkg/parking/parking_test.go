@@ -284,7 +284,7 @@ func TestExpire(t *testing.T) {
 
 func TestExpireWithNoFileCreatesNothing(t *testing.T) {
 	f := newFixture(t)
-	if exp, err := Expire(f.root, f.config, safefile.Disk{Roots: []string{f.root}}, clock); err != nil || len(exp) != 0 {
+	if exp, err := New(f.root, f.config, safefile.Disk{Roots: []string{f.root}}, clock).Expire(); err != nil || len(exp) != 0 {
 		t.Fatalf("%+v %v", exp, err)
 	}
 	if _, err := os.Stat(sessionfile.Path(f.root)); !errors.Is(err, os.ErrNotExist) {
@@ -425,7 +425,7 @@ func TestDryRun(t *testing.T) {
 	f.write(t, "## Parked items\n\n- **old** — o. Raised: "+date(40)+".\n")
 	lp := f.legacy(t, project.Slug(f.root), "session-open-lold.md", "lold", "old", 40)
 	var out bytes.Buffer
-	exp, err := Expire(f.root, f.config, safefile.DryRun{Out: &out, Roots: []string{f.root}}, clock)
+	exp, err := New(f.root, f.config, safefile.DryRun{Out: &out, Roots: []string{f.root}}, clock).Expire()
 	if err != nil || len(exp) != 2 {
 		t.Fatalf("%+v %v", exp, err)
 	}
@@ -535,6 +535,7 @@ func TestExpireFastPath(t *testing.T) {
 		t.Fatalf("legacy due: %+v %v, %d updates", exp, err, cw.updates)
 	}
 	f.write(t, "## Parked items\n\n- **undated** — no date yet.\n")
+	s = New(f.root, f.config, cw, clock) // the next process: a store reads session-context.md once
 	if _, err := s.Expire(); err != nil || cw.updates != 2 || !strings.Contains(f.read(t), "Raised: "+date(0)) {
 		t.Fatalf("undated: %v, %d updates:\n%s", err, cw.updates, f.read(t))
 	}

@@ -17,7 +17,7 @@ import (
 // prompt did before session.json had a line per session.
 func BenchmarkLookup200(b *testing.B) {
 	root := b.TempDir()
-	r := New(safefile.Disk{Roots: []string{root}}, root)
+	r := open(safefile.Disk{Roots: []string{root}}, root)
 	var last string
 	for i := range maxSessions {
 		last = fmt.Sprintf("%08x-7a3c-4d1e-9b2f-%012x", i, i)
@@ -36,7 +36,7 @@ func BenchmarkLookup200(b *testing.B) {
 	b.Run("whole", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			data, _, err := safefile.ReadFile(r.Root, r.path(), maxRegistry)
+			data, _, err := safefile.ReadFile(r.root, r.path(), maxRegistry)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -82,7 +82,7 @@ func ParseEvent(line []byte) (Event, bool) {
 // disk; the lifecycle lines (start, end, orphaned) only tell a story that session.json also
 // holds, and are appended without the fsync (safefile's Log), which keeps SessionStart and
 // SessionEnd off the disk's flush.
-func (r Registry) appendEvents(evs []Event) error {
+func (r *Registry) appendEvents(evs []Event) error {
 	var b []byte
 	durable := false
 	for _, e := range evs {
@@ -93,9 +93,9 @@ func (r Registry) appendEvents(evs []Event) error {
 		return nil
 	}
 	if durable {
-		return r.Files.Append(r.eventsPath(), b, 0o600)
+		return r.files.Append(r.eventsPath(), b, 0o600)
 	}
-	return r.Files.Append(r.eventsPath(), b, 0o600, safefile.NoSync)
+	return r.files.Append(r.eventsPath(), b, 0o600, safefile.NoSync)
 }
 
 // errEmptyMessage and errLongMessage refuse a broadcast.
@@ -106,7 +106,7 @@ var (
 
 // Broadcast appends msg from session from ("" means anonymous) to the event log, for every
 // other session to receive once. It takes only the log's lock.
-func (r Registry) Broadcast(from, msg string, now time.Time) error {
+func (r *Registry) Broadcast(from, msg string, now time.Time) error {
 	msg = strings.TrimSpace(plain.Body(msg)) // every other session reads it, and so does the log
 	if msg == "" {
 		return errEmptyMessage
@@ -155,8 +155,8 @@ type scan struct {
 // the next line. A line longer than the window is skipped whole. A line without its newline yet
 // (being appended) is never consumed. Skipping reads at most maxSkip bytes in all: past that,
 // the scan ends inside the line it was skipping.
-func (r Registry) readFrom(sid string, cursor, limit int64) (scan, error) {
-	f, fi, err := safefile.Open(r.Root, r.eventsPath())
+func (r *Registry) readFrom(sid string, cursor, limit int64) (scan, error) {
+	f, fi, err := safefile.Open(r.root, r.eventsPath())
 	if errors.Is(err, fs.ErrNotExist) {
 		return scan{start: cursor, end: cursor}, nil
 	}
@@ -272,7 +272,7 @@ func skipLine(f *os.File, off, size, limit int64) (next int64, complete bool, er
 }
 
 // cursorOf returns session sid's cursor, reading the registry without its lock.
-func (r Registry) cursorOf(sid string) (int64, error) {
+func (r *Registry) cursorOf(sid string) (int64, error) {
 	s, ok := r.lookup(sid)
 	if !ok {
 		return 0, fmt.Errorf("session %s is not registered", sid)
@@ -297,7 +297,7 @@ func ShortID(id string) string {
 // activity is recent it takes no lock and writes nothing: the common case costs a read of
 // session.json, the decoding of this session's line alone (lookup), and a stat of the log. When
 // it writes, it rewrites this session's line alone (updateOne).
-func (r Registry) OnPrompt(sid string, now time.Time, show func(msgs []Message, more bool) int) error {
+func (r *Registry) OnPrompt(sid string, now time.Time, show func(msgs []Message, more bool) int) error {
 	if err := checkID(sid); err != nil {
 		return err
 	}
@@ -337,7 +337,7 @@ func (r Registry) OnPrompt(sid string, now time.Time, show func(msgs []Message, 
 // Inbox returns every unseen broadcast of other sessions for session sid and marks them seen,
 // in one pass under the registry's lock; it reads the log from the cursor in windows until the
 // end. It also counts as activity. An unregistered session is registered and has nothing.
-func (r Registry) Inbox(sid string, now time.Time) ([]Message, error) {
+func (r *Registry) Inbox(sid string, now time.Time) ([]Message, error) {
 	if err := checkID(sid); err != nil {
 		return nil, err
 	}
@@ -379,8 +379,8 @@ const (
 
 // Recent returns the last n broadcasts in the log's final window, oldest first, for a reader
 // outside any session (which has no cursor). It changes nothing.
-func (r Registry) Recent(n int) ([]Message, error) {
-	fi, err := safefile.Stat(r.Root, r.eventsPath())
+func (r *Registry) Recent(n int) ([]Message, error) {
+	fi, err := safefile.Stat(r.root, r.eventsPath())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -12,7 +12,7 @@ import (
 // the registry does not know (its SessionStart was missed, or it started before cairn was
 // installed) is registered as Register would, with its cursor at the end of the log. Activity
 // within a minute of the recorded one writes nothing.
-func (r Registry) touchNow(sid string, now time.Time) error {
+func (r *Registry) touchNow(sid string, now time.Time) error {
 	if err := checkID(sid); err != nil {
 		return err
 	}
@@ -24,7 +24,7 @@ func (r Registry) touchNow(sid string, now time.Time) error {
 
 // advance moves session sid's cursor forward to offset (never backwards), marking everything
 // before it seen.
-func (r Registry) advance(sid string, offset int64) error {
+func (r *Registry) advance(sid string, offset int64) error {
 	return r.update(func(d *document) (bool, error) {
 		s := find(d, sid)
 		if s == nil {
@@ -41,7 +41,7 @@ func (r Registry) advance(sid string, offset int64) error {
 // unseen returns the broadcasts from other sessions after session sid's cursor (at most a
 // window of the log; more reports that the log goes on), and the offset to advance to once they
 // are shown. It reads without a lock and changes nothing.
-func (r Registry) unseen(sid string) (msgs []Message, next int64, more bool, err error) {
+func (r *Registry) unseen(sid string) (msgs []Message, next int64, more bool, err error) {
 	cursor, err := r.cursorOf(sid)
 	if err != nil {
 		return nil, 0, false, err

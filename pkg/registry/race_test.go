@@ -21,7 +21,7 @@ const (
 
 // exchange is one session's part of the race: broadcast raceMessages messages, reading its
 // deliveries after each and its inbox now and then, and return every message text it received.
-func exchange(r Registry, sid string) ([]string, error) {
+func exchange(r *Registry, sid string) ([]string, error) {
 	var got []string
 	for i := range raceMessages {
 		now := t0.Add(time.Duration(i) * time.Minute)
@@ -75,7 +75,7 @@ func checkExchange(t *testing.T, got map[string][]string) {
 }
 
 // drain reads what each session has left after the race.
-func drain(t *testing.T, r Registry, got map[string][]string) {
+func drain(t *testing.T, r *Registry, got map[string][]string) {
 	t.Helper()
 	for sid := range got {
 		for {
@@ -136,7 +136,7 @@ func TestRaceProcesses(t *testing.T) {
 		t.Skip("in a helper")
 	}
 	root := t.TempDir()
-	r := New(safefile.Disk{Roots: []string{root}}, root)
+	r := open(safefile.Disk{Roots: []string{root}}, root)
 	got := map[string][]string{}
 	var cmds []*exec.Cmd
 	for s := range raceSessions {
@@ -181,7 +181,7 @@ func TestRaceHelperProcess(t *testing.T) {
 	if sid == "" {
 		return
 	}
-	r := New(safefile.Disk{Roots: []string{root}}, root)
+	r := open(safefile.Disk{Roots: []string{root}}, root)
 	texts, err := exchange(r, sid)
 	if err != nil {
 		t.Fatal(err)

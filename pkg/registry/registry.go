@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"github.com/cairn-hooks/cairn/pkg/plain"
+	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
 
@@ -96,17 +97,46 @@ type document struct {
 	Sessions []Session `json:"sessions"`
 }
 
-// Registry is the session registry of the project at Root, written through Files.
+// Registry is the handle of a project's session registry: session.json is read at most once
+// per process (read), and each write through the handle leaves it holding what was written, so
+// a hook that registers a session and later asks when it started reads the file once. A
+// process opens it once ([Open]) and passes it down. A Registry is used by one goroutine at a
+// time.
 type Registry struct {
-	Files safefile.Writer
-	Root  string
+	files safefile.Writer
+	root  string
+
+	data   []byte // session.json as last read or written; nil when missing or unreadable
+	loaded bool   // data holds the file (read or written by this handle)
 }
 
-// New returns the registry of the project at root.
-func New(files safefile.Writer, root string) Registry { return Registry{Files: files, Root: root} }
+// Open returns the registry of p's project, written through p's writer. Nothing is read yet.
+func Open(p *project.Project) *Registry { return open(p.Files, p.Root) }
 
-func (r Registry) path() string       { return filepath.Join(r.Root, File) }
-func (r Registry) eventsPath() string { return filepath.Join(r.Root, EventsFile) }
+func open(files safefile.Writer, root string) *Registry { return &Registry{files: files, root: root} }
+
+func (r *Registry) path() string       { return filepath.Join(r.root, File) }
+func (r *Registry) eventsPath() string { return filepath.Join(r.root, EventsFile) }
+
+// read returns session.json without taking the lock: the first call reads the file, later calls
+// return what was read or what this handle wrote since. A missing file, or one that cannot be
+// read, is nil (the error is returned to the first caller only when it is not "missing").
+func (r *Registry) read() ([]byte, error) {
+	if r.loaded {
+		return r.data, nil
+	}
+	data, _, err := safefile.ReadFile(r.root, r.path(), maxRegistry)
+	r.loaded = true
+	if err != nil {
+		r.data = nil
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	r.data = data
+	return data, nil
+}
 
 // maxID bounds a session id, in bytes.
 const maxID = 128
@@ -130,12 +160,9 @@ func checkID(id string) error {
 func stamp(t time.Time) time.Time { return t.UTC().Truncate(time.Second) }
 
 // Sessions returns the recorded sessions, without taking the lock. A missing registry has none.
-func (r Registry) Sessions() ([]Session, error) {
-	data, _, err := safefile.ReadFile(r.Root, r.path(), maxRegistry)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
+func (r *Registry) Sessions() ([]Session, error) {
+	data, err := r.read()
+	if err != nil || data == nil {
 		return nil, err
 	}
 	d, err := decodeDocument(data)
@@ -149,9 +176,9 @@ func (r Registry) Sessions() ([]Session, error) {
 // session's line of session.json (lineOf), and the whole file only when it is not in the layout
 // this package writes or does not hold sid: every prompt asks, and the registry holds up to 200
 // sessions.
-func (r Registry) lookup(sid string) (Session, bool) {
-	data, _, err := safefile.ReadFile(r.Root, r.path(), maxRegistry)
-	if err != nil {
+func (r *Registry) lookup(sid string) (Session, bool) {
+	data, err := r.read()
+	if err != nil || data == nil {
 		return Session{}, false
 	}
 	if s, _, _, ok := lineOf(data, sid); ok {
@@ -169,7 +196,7 @@ func (r Registry) lookup(sid string) (Session, bool) {
 
 // Started returns when session sid started. Its method value has the shape the parking code
 // takes (func(sid string) (time.Time, bool)).
-func (r Registry) Started(sid string) (time.Time, bool) {
+func (r *Registry) Started(sid string) (time.Time, bool) {
 	s, ok := r.lookup(sid)
 	return s.Started, ok && !s.Started.IsZero()
 }
@@ -177,7 +204,7 @@ func (r Registry) Started(sid string) (time.Time, bool) {
 // Current returns the session the CLI serves (docs/DESIGN.md, Facts about Claude Code): envSID
 // ($CLAUDE_CODE_SESSION_ID) when set, else the active session with the most recent activity
 // (recorded to the minute; on a tie, the one registered last); ok is false when there is none.
-func (r Registry) Current(envSID string) (string, bool) {
+func (r *Registry) Current(envSID string) (string, bool) {
 	if envSID != "" {
 		return envSID, checkID(envSID) == nil
 	}
@@ -198,7 +225,7 @@ func (r Registry) Current(envSID string) (string, bool) {
 // live sessions, which a power cut ends anyway, and everything in it heals on its own — the next
 // SessionStart or prompt registers its session again, and a cursor that fell back redelivers a
 // broadcast rather than losing one. The broadcasts themselves are synced (appendEvents).
-func (r Registry) update(fn func(d *document) (changed bool, err error)) error {
+func (r *Registry) update(fn func(d *document) (changed bool, err error)) error {
 	return r.edit(func(old []byte, exists bool) ([]byte, error) { return r.whole(old, exists, fn) })
 }
 
@@ -206,7 +233,7 @@ func (r Registry) update(fn func(d *document) (changed bool, err error)) error {
 // is in its layout and holds sid's line (lineOf), one changes that session and only its line is
 // rewritten, the other sessions copied as bytes; otherwise all runs on the whole document, as
 // update's fn would, and the file is written back in the layout.
-func (r Registry) updateOne(sid string, one func(s *Session) (changed bool, err error), all func(d *document) (changed bool, err error)) error {
+func (r *Registry) updateOne(sid string, one func(s *Session) (changed bool, err error), all func(d *document) (changed bool, err error)) error {
 	return r.edit(func(old []byte, exists bool) ([]byte, error) {
 		s, start, end, ok := lineOf(old, sid)
 		if !ok {
@@ -223,20 +250,38 @@ func (r Registry) updateOne(sid string, one func(s *Session) (changed bool, err 
 	})
 }
 
-// edit replaces session.json with what fn makes of it, under its lock (see update).
-func (r Registry) edit(fn safefile.Edit) error {
-	_, err := r.Files.Update(r.path(), 0o600, fn, safefile.NoSync, safefile.Limit(maxRegistry))
-	return err
+// edit replaces session.json with what fn makes of it, under its lock (see update), and leaves
+// the handle holding the file as the lock left it: what fn made, or what it found when it
+// changed nothing. After a failed write the handle reads the file again when next asked.
+func (r *Registry) edit(fn safefile.Edit) error {
+	var seen []byte
+	var made bool
+	_, err := r.files.Update(r.path(), 0o600, func(old []byte, exists bool) ([]byte, error) {
+		next, err := fn(old, exists)
+		switch {
+		case errors.Is(err, safefile.ErrNoChange):
+			seen, made = old, exists
+		case err == nil:
+			seen, made = next, true
+		}
+		return next, err
+	}, safefile.NoSync, safefile.Limit(maxRegistry))
+	if err != nil || !made {
+		r.loaded, r.data = false, nil
+		return err
+	}
+	r.loaded, r.data = true, seen
+	return nil
 }
 
 // whole decodes old, runs fn on it and encodes the result; a registry that does not decode is
 // kept as session.json.bad and fn starts from an empty one.
-func (r Registry) whole(old []byte, exists bool, fn func(d *document) (bool, error)) ([]byte, error) {
+func (r *Registry) whole(old []byte, exists bool, fn func(d *document) (bool, error)) ([]byte, error) {
 	var d document
 	if exists && len(old) > 0 {
 		var err error
 		if d, err = decodeDocument(old); err != nil {
-			if _, berr := r.Files.Update(r.path()+".bad", 0o600, func([]byte, bool) ([]byte, error) { return old, nil }); berr != nil {
+			if _, berr := r.files.Update(r.path()+".bad", 0o600, func([]byte, bool) ([]byte, error) { return old, nil }); berr != nil {
 				return nil, fmt.Errorf("%s: %v; and keeping a copy failed: %w", File, err, berr)
 			}
 			d = document{}
@@ -265,8 +310,8 @@ func find(d *document, sid string) *Session {
 }
 
 // logSize is the size of the event log: where a new cursor starts.
-func (r Registry) logSize() int64 {
-	fi, err := safefile.Stat(r.Root, r.eventsPath())
+func (r *Registry) logSize() int64 {
+	fi, err := safefile.Stat(r.root, r.eventsPath())
 	if err != nil {
 		return 0
 	}
@@ -276,7 +321,7 @@ func (r Registry) logSize() int64 {
 // Register records that session sid started (or resumed) now on branch, and marks ended every
 // other active session idle for orphanAfter or longer. A new session's cursor is the end of the
 // event log; a session registered before keeps its cursor and its start time.
-func (r Registry) Register(sid, branch string, now time.Time) error {
+func (r *Registry) Register(sid, branch string, now time.Time) error {
 	if err := checkID(sid); err != nil {
 		return err
 	}
@@ -295,7 +340,7 @@ func (r Registry) Register(sid, branch string, now time.Time) error {
 
 // add registers a session the registry has not seen: it marks orphans ended, logs the start and
 // puts the new session's cursor at the end of the log, after that line.
-func (r Registry) add(d *document, sid, branch string, now time.Time) error {
+func (r *Registry) add(d *document, sid, branch string, now time.Time) error {
 	if err := r.appendEvents(append(sweep(d, sid, now), Event{Time: now, From: sid, Type: TypeStart})); err != nil {
 		return err
 	}
@@ -322,7 +367,7 @@ func sweep(d *document, sid string, now time.Time) []Event {
 }
 
 // touch changes d for activity of sid at now and reports whether it changed anything.
-func (r Registry) touch(d *document, sid string, now time.Time) (bool, error) {
+func (r *Registry) touch(d *document, sid string, now time.Time) (bool, error) {
 	s := find(d, sid)
 	if s == nil {
 		return true, r.add(d, sid, "", now)
@@ -345,7 +390,7 @@ func touchOne(s *Session, now time.Time) bool {
 }
 
 // End marks session sid ended now (SessionEnd). An unknown session is not an error.
-func (r Registry) End(sid string, now time.Time) error {
+func (r *Registry) End(sid string, now time.Time) error {
 	if err := checkID(sid); err != nil {
 		return err
 	}

@@ -17,13 +17,13 @@ import (
 
 var t0 = time.Date(2026, 4, 18, 12, 0, 0, 0, time.UTC)
 
-func newReg(t *testing.T) Registry {
+func newReg(t *testing.T) *Registry {
 	t.Helper()
 	root := t.TempDir()
-	return New(safefile.Disk{Roots: []string{root}}, root)
+	return open(safefile.Disk{Roots: []string{root}}, root)
 }
 
-func mustSession(t *testing.T, r Registry, sid string) Session {
+func mustSession(t *testing.T, r *Registry, sid string) Session {
 	t.Helper()
 	s, ok := r.lookup(sid)
 	if !ok {
@@ -126,7 +126,7 @@ func TestOrphans(t *testing.T) {
 // prompt runs OnPrompt with a stand-in for the hook's layout: it shows messages while their
 // texts fit in budget bytes, and returns the texts shown (brief.Deliveries is the real layout,
 // tested with the registry in package brief).
-func prompt(r Registry, sid string, now time.Time, budget int) ([]string, error) {
+func prompt(r *Registry, sid string, now time.Time, budget int) ([]string, error) {
 	var shown []string
 	err := r.OnPrompt(sid, now, func(msgs []Message, more bool) int {
 		used := 0
@@ -289,7 +289,7 @@ func (c *countingWriter) Update(path string, perm fs.FileMode, fn safefile.Edit,
 func TestOnPromptFastPath(t *testing.T) {
 	root := t.TempDir()
 	cw := &countingWriter{Writer: safefile.Disk{Roots: []string{root}}}
-	r := New(cw, root)
+	r := open(cw, root)
 	r.Register("a", "", t0)
 	cw.updates = 0
 	for i := range 5 {
@@ -353,7 +353,7 @@ func TestPromptTouchesOnlyItsOwnLine(t *testing.T) {
 	os.WriteFile(r.path(), []byte(damaged), 0o600)
 	root := filepath.Dir(filepath.Dir(filepath.Dir(r.path())))
 	cw := &countingWriter{Writer: safefile.Disk{Roots: []string{root}}}
-	rc := New(cw, root)
+	rc := open(cw, root)
 	if _, err := prompt(rc, "c", t0.Add(150*time.Second), 1000); err != nil || cw.updates != 0 {
 		t.Fatalf("%v, %d updates", err, cw.updates)
 	}
@@ -543,7 +543,7 @@ func FuzzReadFrom(f *testing.F) {
 	f.Add([]byte("{\"type\":\"broadcast\",\"from\":\"a\",\"msg\":\"x\"}\ngarbage\n{\"type\":\"broadcast\",\"from\":\"b\",\"msg\":\"y\"}\npartial"), int64(3))
 	f.Add([]byte("\n\n\n"), int64(100))
 	f.Fuzz(func(t *testing.T, log []byte, cursor int64) {
-		r := New(nil, t.TempDir())
+		r := open(nil, t.TempDir())
 		t.Cleanup(safefile.Release) // a new project per input (see FuzzReadAudit)
 		os.MkdirAll(filepath.Dir(r.eventsPath()), 0o755)
 		os.WriteFile(r.eventsPath(), log, 0o600)
@@ -601,7 +601,7 @@ func (w *durabilityWriter) Append(path string, data []byte, perm fs.FileMode, op
 func TestWhatIsSynced(t *testing.T) {
 	root := t.TempDir()
 	w := &durabilityWriter{Writer: safefile.Disk{Roots: []string{root}}}
-	r := New(w, root)
+	r := open(w, root)
 	step := func(name string, f func() error, want ...string) {
 		t.Helper()
 		w.calls = nil
@@ -690,5 +690,49 @@ func TestHugeLineReadInBoundedSteps(t *testing.T) {
 	}
 	if cur := mustSession(t, r, "b").Cursor; cur <= before || cur-before > maxInboxScan+maxSkip || cur > size {
 		t.Fatalf("the inbox moved the cursor from %d to %d (log %d bytes): want at most %d", before, cur, size, maxInboxScan+maxSkip)
+	}
+}
+
+// The registry is a handle: session.json is read once per process, and a write through the
+// handle leaves it holding what was written, so SessionStart's Register and the late compaction
+// record's Started read the file once between them. The file is swapped underneath the handle
+// to prove that nothing is read again.
+func TestHandleReadsOnce(t *testing.T) {
+	root := t.TempDir()
+	files := safefile.Disk{Roots: []string{root}}
+	if err := open(files, root).Register("a", "main", t0); err != nil {
+		t.Fatal(err)
+	}
+	r := open(files, root)
+	if ss, err := r.Sessions(); err != nil || len(ss) != 1 {
+		t.Fatalf("first read: %+v %v", ss, err)
+	}
+	other := open(files, root) // another process registers b
+	if err := other.Register("b", "main", t0); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := r.Started("b"); ok {
+		t.Error("the handle read session.json again")
+	}
+	// A write through the handle starts from the file under the lock (b is kept) and leaves the
+	// handle holding the result, which it answers from even when the file is gone.
+	if err := r.Register("c", "", t0.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(root, File))
+	for _, sid := range []string{"a", "b", "c"} {
+		if _, ok := r.Started(sid); !ok {
+			t.Errorf("after its own write the handle does not know %s", sid)
+		}
+	}
+	// A write that changes nothing leaves the handle holding what it saw under the lock.
+	if err := open(files, root).Register("d", "", t0); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.End("unknown", t0); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := r.Started("d"); !ok {
+		t.Error("an unchanged write did not refresh the handle")
 	}
 }

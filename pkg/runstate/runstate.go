@@ -282,6 +282,10 @@ type Runs struct {
 	state    State
 	warnings []string
 	stateErr error
+
+	boardRead bool // whiteboard holds the active run's MEMORY.md
+	board     []byte
+	boardErr  error
 }
 
 // Open returns the handle on p's runs. It reads nothing until asked.
@@ -338,6 +342,57 @@ func (h *Runs) Active() (Run, error) {
 		h.active, h.err = Active(h.root)
 	}
 	return h.active, h.err
+}
+
+// maxWhiteboard bounds what is read of MEMORY.md outside a write: it is capped at 200 lines, so
+// its head holds the snapshot block and every section a reader looks at.
+const maxWhiteboard = 1 << 20
+
+// Whiteboard returns the head (at most 1 MiB) of the active run's MEMORY.md: read once, or what
+// the handle's own UpdateWhiteboard left. A missing whiteboard is fs.ErrNotExist; without an
+// active run it is Active's error.
+func (h *Runs) Whiteboard() ([]byte, error) {
+	r, err := h.Active()
+	if err != nil {
+		return nil, err
+	}
+	if !h.boardRead {
+		h.boardRead = true
+		h.board, h.boardErr = safefile.ReadHead(h.root, r.MemoryPath(), maxWhiteboard)
+	}
+	return h.board, h.boardErr
+}
+
+// UpdateWhiteboard rewrites the active run's MEMORY.md under its lock with what edit makes of
+// it (as safefile.Writer's Update), and leaves the handle holding what was written (or what
+// edit saw, when it changed nothing): SessionStart's late record and the read order that shows
+// the whiteboard read it once between them.
+func (h *Runs) UpdateWhiteboard(edit safefile.Edit, opts ...safefile.Option) (bool, error) {
+	r, err := h.Active()
+	if err != nil {
+		return false, err
+	}
+	var seen []byte
+	var known bool
+	changed, err := h.files.Update(r.MemoryPath(), 0o644, func(old []byte, exists bool) ([]byte, error) {
+		next, err := edit(old, exists)
+		switch {
+		case errors.Is(err, safefile.ErrNoChange):
+			seen, known = old, exists
+		case err == nil:
+			seen, known = next, true
+		}
+		return next, err
+	}, opts...)
+	if err != nil || !known {
+		h.boardRead = false
+		return changed, err
+	}
+	if len(seen) > maxWhiteboard {
+		seen = seen[:maxWhiteboard]
+	}
+	h.boardRead, h.board, h.boardErr = true, seen, nil
+	return changed, nil
 }
 
 // State is [Load] of the active run's state.json, read once, with the warnings for keys skipped.

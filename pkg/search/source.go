@@ -18,6 +18,7 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
 	"github.com/cairn-hooks/cairn/pkg/parking"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
+	"github.com/cairn-hooks/cairn/pkg/sessionfile"
 	"github.com/cairn-hooks/cairn/pkg/timeline"
 )
 
@@ -46,7 +47,7 @@ const (
 	auditRel       = ".notes/logs/session-archive.jsonl"
 	legacyAuditRel = ".claude/logs/session-archive.jsonl"
 	timelineRel    = timeline.File
-	parkedRel      = ".claude/state/session-context.md"
+	parkedRel      = sessionfile.Rel
 )
 
 // file is a searchable file as the index records it.
@@ -315,7 +316,7 @@ func (c *corpus) parkedItems() ([]parking.Item, error) {
 	if c.listed {
 		return c.parked, nil
 	}
-	s := &parking.Store{Root: c.root, Dirs: c.dirs, Now: c.now}
+	s := parking.Reader(c.root, c.dirs, c.now)
 	items, err := s.List()
 	c.parked, c.listed = items, err == nil
 	return items, err

@@ -17,11 +17,13 @@ import (
 	"strings"
 
 	"github.com/cairn-hooks/cairn/pkg/mdblock"
-	"github.com/cairn-hooks/cairn/pkg/project"
 )
 
+// Rel is the file's place relative to the project root, with '/', as messages name it.
+const Rel = ".claude/state/session-context.md"
+
 // Path is the file's place under the project root.
-func Path(root string) string { return filepath.Join(project.StateDir(root), "session-context.md") }
+func Path(root string) string { return filepath.Join(root, filepath.FromSlash(Rel)) }
 
 // Markers delimit the snapshot block.
 var Markers = mdblock.Markers{

@@ -66,6 +66,7 @@ type HookLatency struct {
 
 type doctor struct {
 	ctx      context.Context
+	p        *project.Project
 	root     string
 	config   string // "" when unknown
 	env      project.Env
@@ -124,7 +125,7 @@ func Doctor(ctx context.Context, p *project.Project, o DoctorOptions) Report {
 	if files == nil {
 		files = p.Files
 	}
-	d := &doctor{ctx: ctx, root: p.Root, config: p.Config, env: p.Env, now: p.Now, self: o.Self, fix: o.Fix, dryRun: o.DryRun, files: files}
+	d := &doctor{ctx: ctx, p: p, root: p.Root, config: p.Config, env: p.Env, now: p.Now, self: o.Self, fix: o.Fix, dryRun: o.DryRun, files: files}
 	d.add(statusOK, "cairn", "version %s at %s; project %s", version.String(), d.self, d.root)
 	d.client = doctorClient(d.env)
 	switch claude := lookPath(d.env, "claude", runtime.GOOS); {
@@ -530,7 +531,7 @@ func (d *doctor) checkState() {
 		}
 	}
 
-	if ss, err := (registry.Registry{Root: d.root}).Sessions(); err != nil {
+	if ss, err := registry.Open(d.p).Sessions(); err != nil {
 		d.add(statusFail, "sessions", "%v", err)
 	} else {
 		active := 0

@@ -10,6 +10,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/cairn-hooks/cairn/pkg/jsonw"
+	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
 
@@ -56,10 +57,26 @@ func (e Event) appendJSON(dst []byte) []byte {
 	return o.Close()
 }
 
+// Log is the handle on a project's timeline for one process. The hooks only append to it, and
+// an append reads nothing of the file (safefile's Append looks at its last bytes alone, to cut a
+// torn record), so the handle holds no content: it is the one place a process's timeline lines
+// are written from, opened from the world and passed down — the checkpoint catalog writes its
+// compaction, hand-off and pruning lines through the same handle.
+type Log struct {
+	root  string
+	files safefile.Writer
+}
+
+// Open returns the handle on p's timeline.
+func Open(p *project.Project) *Log { return OpenAt(p.Root, p.Files) }
+
+// OpenAt is Open for the project at root written through files.
+func OpenAt(root string, files safefile.Writer) *Log { return &Log{root: root, files: files} }
+
 // Append appends ev as one JSON line to memory/timeline.jsonl, under the file's lock, without an
 // fsync (safefile.NoSync): the timeline tells a story; it is not state.
-func Append(files safefile.Writer, root string, ev Event) error {
-	return files.Append(filepath.Join(root, File), append(ev.appendJSON(nil), '\n'), 0o644, safefile.NoSync)
+func (l *Log) Append(ev Event) error {
+	return l.files.Append(filepath.Join(l.root, File), append(ev.appendJSON(nil), '\n'), 0o644, safefile.NoSync)
 }
 
 // Parse reads one line of the timeline (without its newline): a JSON object with a string

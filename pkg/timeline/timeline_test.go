@@ -14,10 +14,10 @@ func TestAppendOneLineTimeFirst(t *testing.T) {
 	root := t.TempDir()
 	t0 := time.Date(2026, 11, 29, 10, 0, 0, 0, time.FixedZone("x", 3600))
 	d := safefile.Disk{Roots: []string{root}}
-	if err := Append(d, root, Event{Time: t0, Event: SessionStart, Session: "s1", Source: "startup"}); err != nil {
+	if err := OpenAt(root, d).Append(Event{Time: t0, Event: SessionStart, Session: "s1", Source: "startup"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := Append(d, root, Event{Time: t0, Event: SessionEnd, Session: "s1", Reason: "other"}); err != nil {
+	if err := OpenAt(root, d).Append(Event{Time: t0, Event: SessionEnd, Session: "s1", Reason: "other"}); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(filepath.Join(root, File))
@@ -33,10 +33,10 @@ func TestAppendWithBranch(t *testing.T) {
 	root := t.TempDir()
 	t0 := time.Date(2026, 4, 18, 14, 30, 0, 0, time.FixedZone("PDT", -7*3600))
 	ev := Event{Time: t0, Event: SessionStart, Session: "s1", Branch: "main", Source: "startup"}
-	if err := Append(safefile.Disk{Roots: []string{root}}, root, ev); err != nil {
+	if err := OpenAt(root, safefile.Disk{Roots: []string{root}}).Append(ev); err != nil {
 		t.Fatal(err)
 	}
-	if err := Append(safefile.Disk{Roots: []string{root}}, root, Event{Time: t0, Event: SessionEnd, Session: "s1", Reason: "other"}); err != nil {
+	if err := OpenAt(root, safefile.Disk{Roots: []string{root}}).Append(Event{Time: t0, Event: SessionEnd, Session: "s1", Reason: "other"}); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(filepath.Join(root, File))

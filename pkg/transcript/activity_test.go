@@ -42,7 +42,7 @@ func TestForCompactionActivity(t *testing.T) {
 		bashResult("t3", "<tool_use_error>Error: Permission to use Bash with command rm -rf / has been denied.</tool_use_error>", true),
 		bashUse("t4", "sleep 100"), // no result yet: the compaction came first
 	)
-	c, err := ForCompaction(path, "/home/me/proj", 3, false)
+	c, err := Open(path).ForCompaction("/home/me/proj", 3, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestActivityBounds(t *testing.T) {
 		id := "ok" + itoa(i)
 		lines = append(lines, bashUse(id, "echo "+itoa(i)), bashResult(id, itoa(i), false))
 	}
-	c, err := ForCompaction(writeLines(t, lines...), "", 1, false)
+	c, err := Open(writeLines(t, lines...)).ForCompaction("", 1, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestForHandoffSince(t *testing.T) {
 	path := writeLines(t, prompt("speed up the lexer"), compactBoundary, first, asst("m2", "", toolUseBlock("Write", `{"file_path":"/p/b.go"}`)),
 		bashUse("t1", "go build"), bashResult("t1", "", false),
 		asst("m3", "", toolUseBlock("TodoWrite", `{"todos":[{"content":"Wire the lexer","status":"in_progress","activeForm":"Wiring"}]}`)))
-	h, err := ForHandoff(path, "/p", from, true, true)
+	h, err := Open(path).ForHandoff("/p", from, true, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestForHandoffSince(t *testing.T) {
 	if len(h.Activity.Commands) != 1 || h.Activity.Commands[0].Status != "exit 0" {
 		t.Errorf("commands %+v", h.Activity.Commands)
 	}
-	if h, _ := ForHandoff(path, "/p", from, false, false); h.First != "" || h.HasTodos {
+	if h, _ := Open(path).ForHandoff("/p", from, false, false); h.First != "" || h.HasTodos {
 		t.Errorf("read what was not asked: %+v", h)
 	}
 }
@@ -123,7 +123,7 @@ func TestActivityWindow(t *testing.T) {
 		lines = append(lines, filler)
 	}
 	lines = append(lines, bashUse("new", "make new"), bashResult("new", "", false))
-	c, err := ForCompaction(writeLines(t, lines...), "/p", 1, false)
+	c, err := Open(writeLines(t, lines...)).ForCompaction("/p", 1, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestActivityDecisions(t *testing.T) {
 		bashUse("t1", "grep -r decided ."), bashResult("t1", "notes.md: we decided nothing", false),
 		prompt("ok"),
 	)
-	c, err := ForCompaction(path, "", 1, false)
+	c, err := Open(path).ForCompaction("", 1, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -82,7 +82,7 @@ func BenchmarkLastBoundary(b *testing.B) {
 		b.Run(f.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if off, _, err := LastBoundary(f.path); err != nil || off != f.truth.LastBoundary {
+				if off, _, err := Open(f.path).LastBoundary(); err != nil || off != f.truth.LastBoundary {
 					b.Fatalf("%d, %v", off, err)
 				}
 			}
@@ -105,7 +105,7 @@ func BenchmarkLastBoundaryNone(b *testing.B) {
 	b.SetBytes(truth.Size)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, found, err := LastBoundary(path); err != nil || found {
+		if _, found, err := Open(path).LastBoundary(); err != nil || found {
 			b.Fatalf("%v, %v", found, err)
 		}
 	}
@@ -181,7 +181,7 @@ func BenchmarkEditedFilesNoTaskTools(b *testing.B) {
 	if err := os.WriteFile(path, kept, 0o644); err != nil {
 		b.Fatal(err)
 	}
-	boundary, found, err := LastBoundary(path)
+	boundary, found, err := Open(path).LastBoundary()
 	if err != nil || !found {
 		b.Fatal(found, err)
 	}
@@ -203,7 +203,7 @@ func BenchmarkForCompaction(b *testing.B) {
 			b.SetBytes(f.truth.Size - f.truth.LastBoundary)
 			b.ReportAllocs()
 			for b.Loop() {
-				if c, err := ForCompaction(f.path, "/home/dev/project", 5, false); err != nil || len(c.Edited) != len(f.truth.Edited) {
+				if c, err := Open(f.path).ForCompaction("/home/dev/project", 5, false); err != nil || len(c.Edited) != len(f.truth.Edited) {
 					b.Fatalf("%d files, %v", len(c.Edited), err)
 				}
 			}

@@ -92,16 +92,36 @@ func checkQuestions(t *testing.T, data []byte, lim limits) {
 			t.Fatalf("LastUserPrompts returned %q", p)
 		}
 	}
-	off, found, err := lim.lastBoundaryAt(r, size, 0)
-	if err != nil || found && (off < 0 || off >= size) {
-		t.Fatalf("LastBoundary: %d, %v, %v", off, found, err)
+	// The compaction questions share one reading back (bounds): asked in any order, they
+	// answer as each would alone, and the boundaries they count agree with the last one found.
+	b := newBounds(r, size, lim)
+	if err := b.scan(func(b *bounds) bool { return len(b.marks) > 0 }); err != nil {
+		t.Fatalf("LastBoundary: %v", err)
+	}
+	found := len(b.marks) > 0
+	var off int64
+	if found {
+		off = b.marks[0].off
+		if off < 0 || off >= size {
+			t.Fatalf("LastBoundary: %d", off)
+		}
+	}
+	all := newBounds(r, size, lim)
+	if err := all.scan(func(*bounds) bool { return false }); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []*bounds{b, all} {
+		q.scan(func(b *bounds) bool { return b.lastSet && b.ansSet })
+		if q.last != all.last || q.ans != all.ans {
+			t.Fatalf("after a LastBoundary the last line and answer read %v %v, alone %v %v", q.last, q.ans, all.last, all.ans)
+		}
 	}
 	if found {
-		if _, again, _ := lim.lastBoundaryAt(r, size, off); !again {
-			t.Fatalf("lastBoundaryAt(%d) = false after LastBoundary found it there", off)
+		if n := all.after(off); n == 0 {
+			t.Fatalf("no compaction at or after the last boundary %d", off)
 		}
-		if _, after, _ := lim.lastBoundaryAt(r, size, off+1); after {
-			t.Fatalf("lastBoundaryAt(%d) = true past the last boundary at %d", off+1, off)
+		if n := all.after(off + 1); n != 0 {
+			t.Fatalf("%d compactions after the last boundary %d", n, off)
 		}
 	}
 	files, err := lim.editedFilesAt(r, size, "/r")

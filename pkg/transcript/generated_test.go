@@ -32,15 +32,15 @@ func checkTruth(t *testing.T, lim limits, path string, truth transcripttest.Trut
 	if got, err := lim.lastUserPrompts(path, 3); err != nil || !slices.Equal(got, wantPrompts) {
 		t.Errorf("LastUserPrompts = %q, %v; want %q", got, err, wantPrompts)
 	}
-	off, found, err := LastBoundary(path)
+	off, found, err := Open(path).LastBoundary()
 	if err != nil || found != truth.HasBoundary || off != truth.LastBoundary {
 		t.Errorf("LastBoundary = %d, %v, %v; want %d, %v", off, found, err, truth.LastBoundary, truth.HasBoundary)
 	}
 	if truth.HasBoundary {
-		if c, err := CompactionsAfter(path, truth.LastBoundary); err != nil || c == 0 {
+		if c, err := Open(path).CompactionsAfter(truth.LastBoundary); err != nil || c == 0 {
 			t.Errorf("CompactionsAfter(boundary) = %v, %v", c, err)
 		}
-		if c, err := CompactionsAfter(path, truth.LastBoundary+1); err != nil || c != 0 {
+		if c, err := Open(path).CompactionsAfter(truth.LastBoundary + 1); err != nil || c != 0 {
 			t.Errorf("CompactionsAfter(boundary+1) = %v, %v", c, err)
 		}
 	}
@@ -134,7 +134,7 @@ func TestMemoryBoundWithGiantLine(t *testing.T) {
 		}
 	})
 	measure("LastBoundary", func() {
-		if off, found, err := LastBoundary(path); err != nil || !found || off != truth.LastBoundary {
+		if off, found, err := Open(path).LastBoundary(); err != nil || !found || off != truth.LastBoundary {
 			t.Errorf("LastBoundary = %d, %v, %v", off, found, err)
 		}
 	})

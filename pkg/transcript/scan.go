@@ -3,9 +3,7 @@ package transcript
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
-	"os"
 
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
@@ -40,34 +38,6 @@ var errShrunk = errors.New("transcript shrank while being read")
 // (a directory, a FIFO, a device): such a path is opened without blocking and refused, so a FIFO
 // cannot stall a hook.
 var ErrNotRegular = safefile.ErrNotRegular
-
-// withFile opens path and runs fn on it with the size seen by a fresh stat. A missing file is
-// not an error: fn is not called and withFile returns false. When fn reports errShrunk, the file
-// is reopened and fn runs once more on the new content; a second failure is returned.
-func withFile(path string, fn func(r io.ReaderAt, size int64) error) (bool, error) {
-	for attempt := 0; ; attempt++ {
-		// The open file's stat is what counts: it is what we read, even if path is replaced.
-		f, fi, err := safefile.OpenLoose(path)
-		if errors.Is(err, os.ErrNotExist) {
-			return false, nil
-		}
-		if errors.Is(err, safefile.ErrNotRegular) {
-			return false, fmt.Errorf("transcript: %w", err)
-		}
-		if err != nil {
-			return false, fmt.Errorf("transcript: %w", err)
-		}
-		err = fn(f, fi.Size())
-		f.Close()
-		if errors.Is(err, errShrunk) && attempt == 0 {
-			continue
-		}
-		if err != nil {
-			return true, fmt.Errorf("transcript: %s: %w", path, err)
-		}
-		return true, nil
-	}
-}
 
 // readFull reads exactly len(p) bytes at off. Fewer bytes means the file shrank.
 func readFull(r io.ReaderAt, p []byte, off int64) error {

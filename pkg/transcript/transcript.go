@@ -74,19 +74,6 @@ func LastUserPrompts(path string, n int) ([]string, error) {
 	return defaultLimits.lastUserPrompts(path, n)
 }
 
-// LastBoundary returns the offset of the start of the last compaction boundary line: a "system"
-// line with subtype "compact_boundary", or the "user" line with isCompactSummary that follows
-// it. found is false when the transcript has never been compacted (or does not exist); then the
-// whole file was read, at memory speed: only lines that hold a boundary token are parsed.
-func LastBoundary(path string) (offset int64, found bool, err error) {
-	_, err = withFile(path, func(r io.ReaderAt, size int64) error {
-		var err error
-		offset, found, err = defaultLimits.lastBoundaryAt(r, size, 0)
-		return err
-	})
-	return offset, found, err
-}
-
 // EditedFilesSinceBoundary returns the files that Edit, Write, MultiEdit and NotebookEdit tool
 // uses named (file_path, notebook_path) after the last compaction boundary, or in the whole
 // transcript when there is none: de-duplicated, most recently edited first, at most 4096.
@@ -313,24 +300,6 @@ func (lim limits) wordsAt(r io.ReaderAt, size int64, n int, from int64, earlier 
 		return fromEnd() // fewer recorded than needed: read back
 	}
 	return out, at, nil
-}
-
-// lastBoundaryAt finds the start of the last boundary line that starts at or after from.
-func (lim limits) lastBoundaryAt(r io.ReaderAt, size, from int64) (int64, bool, error) {
-	s := newBackScanner(r, size, lim, 0)
-	var p parser
-	for {
-		l, ok := s.next()
-		if !ok || l.off < from {
-			return 0, false, s.err
-		}
-		if !mayBeBoundary(l.data) {
-			continue
-		}
-		if e, ok := p.entry(l); ok && !e.sidechain && e.isBoundary() {
-			return l.off, true, nil
-		}
-	}
 }
 
 func (lim limits) editedFilesSinceBoundary(path, root string) ([]string, error) {
@@ -733,91 +702,6 @@ func isHarnessText(text string) bool {
 	return false
 }
 
-// CompactionsAfter counts the compactions whose boundary starts at or after offset: the
-// "system" compact_boundary lines, or — for older transcripts that have none there — the
-// isCompactSummary lines. SessionStart uses it to tell whether PreCompact ran for the latest
-// compaction: PreCompact records the transcript's size, and exactly one compaction after that
-// size means it did. It reads only the bytes after offset.
-func CompactionsAfter(path string, offset int64) (int, error) {
-	var n int
-	_, err := withFile(path, func(r io.ReaderAt, size int64) error {
-		s := newBackScanner(r, size, defaultLimits, 0)
-		var p parser
-		systems, summaries := 0, 0
-		for {
-			l, ok := s.next()
-			if !ok || l.off < max(offset, 0) {
-				break
-			}
-			if !mayBeBoundary(l.data) {
-				continue
-			}
-			if e, ok := p.entry(l); ok && !e.sidechain && e.isBoundary() {
-				if e.kind() == "system" {
-					systems++
-				} else {
-					summaries++
-				}
-			}
-		}
-		n = systems
-		if n == 0 {
-			n = summaries
-		}
-		return s.err
-	})
-	return n, err
-}
-
-// EndsWithCompaction reports whether the last line of the transcript that parses is a
-// compaction boundary (the compact_boundary line or the summary after it): the compaction that
-// just happened has been written and nothing came after it yet. A final line still being
-// written (not valid JSON) is passed over.
-func EndsWithCompaction(path string) (bool, error) {
-	var ends bool
-	err := scanBack(path, func(e entry) bool {
-		ends = !e.sidechain && e.isBoundary()
-		return true
-	})
-	return ends, err
-}
-
-// scanBack calls visit with the transcript's entries from its end until visit returns true.
-// A line that is not JSON (one still being written) is passed over.
-func scanBack(path string, visit func(e entry) (stop bool)) error {
-	_, err := withFile(path, func(r io.ReaderAt, size int64) error {
-		s := newBackScanner(r, size, defaultLimits, 0)
-		var p parser
-		for {
-			l, ok := s.next()
-			if !ok {
-				return s.err
-			}
-			if e, ok := p.entry(l); ok && visit(e) {
-				return nil
-			}
-		}
-	})
-	return err
-}
-
-// AnsweredSinceCompaction reports whether Claude answered — an assistant message of the main
-// conversation, not a synthetic one — after the transcript's last compaction boundary, or at all
-// when there is none. It reads from the end and stops at the first answer or boundary, so it
-// reads little either way: a session that went on after its compaction answers near its end,
-// and one that did not ends near the boundary.
-func AnsweredSinceCompaction(path string) (bool, error) {
-	var answered bool
-	err := scanBack(path, func(e entry) bool {
-		if e.sidechain {
-			return false
-		}
-		answered = e.kind() == "assistant" && !e.synthetic()
-		return answered || e.isBoundary()
-	})
-	return answered, err
-}
-
 // Compaction is what a compaction's records take from the transcript.
 type Compaction struct {
 	Size     int64    // the transcript's length when it was opened
@@ -834,9 +718,9 @@ type Compaction struct {
 // the files edited since the last boundary (paths inside root made relative to it), the last
 // n prompts and, when todos is true, the last TodoWrite list within 4 MiB of the end (nearTodos). A missing file gives a zero
 // Compaction with Size -1 and no error.
-func ForCompaction(path, root string, n int, todos bool) (Compaction, error) {
+func (t *File) ForCompaction(root string, n int, todos bool) (Compaction, error) {
 	c := Compaction{Size: -1}
-	_, err := withFile(path, func(r io.ReaderAt, size int64) error {
+	_, err := t.with(func(r io.ReaderAt, size int64) error {
 		c = Compaction{Size: size}
 		seg, err := defaultLimits.sinceAt(r, size, root, 0, 0, false, newActivityScan(r, defaultLimits))
 		if err != nil {
@@ -885,9 +769,9 @@ func nearTodos(r io.ReaderAt, size int64) ([]Todo, bool, error) {
 // the files edited, whether a task tool was used, the commands run and the decisions stated; with
 // first, the session's first prompt; with todos, the last TodoWrite list. A missing file gives
 // Size -1 and no error.
-func ForHandoff(path, root string, from int64, first, todos bool) (Handoff, error) {
+func (t *File) ForHandoff(root string, from int64, first, todos bool) (Handoff, error) {
 	h := Handoff{Size: -1}
-	_, err := withFile(path, func(r io.ReaderAt, size int64) error {
+	_, err := t.with(func(r io.ReaderAt, size int64) error {
 		h = Handoff{Size: size}
 		lim := defaultLimits
 		seg, err := lim.sinceAt(r, size, root, max(from, 0), lim.maxBackScan, true, newActivityScan(r, lim))
@@ -920,8 +804,8 @@ type Words struct {
 // last message. earlier is the At of a checkpoint taken when the transcript was from bytes long
 // (nil: none): the prompts before from are then read at those offsets, not found again by
 // reading back over everything since (wordsAt), with the same answer.
-func LastWords(path string, n int, from int64, earlier []int64) (w Words, err error) {
-	_, err = withFile(path, func(r io.ReaderAt, size int64) error {
+func (t *File) LastWords(n int, from int64, earlier []int64) (w Words, err error) {
+	_, err = t.with(func(r io.ReaderAt, size int64) error {
 		lim := defaultLimits
 		var err error
 		if w.Prompts, w.At, err = lim.wordsAt(r, size, n, from, earlier); err != nil {

@@ -85,10 +85,10 @@ func TestMissingAndDirectory(t *testing.T) {
 	if p, err := LastUserPrompts(missing, 3); p != nil || err != nil {
 		t.Errorf("LastUserPrompts(missing) = %q, %v", p, err)
 	}
-	if _, found, err := LastBoundary(missing); found || err != nil {
-		t.Errorf("LastBoundary(missing) = %v, %v", found, err)
+	if _, found, err := Open(missing).LastBoundary(); found || err != nil {
+		t.Errorf("Open(missing).LastBoundary() = %v, %v", found, err)
 	}
-	if n, err := CompactionsAfter(missing, 0); n != 0 || err != nil {
+	if n, err := Open(missing).CompactionsAfter(0); n != 0 || err != nil {
 		t.Errorf("CompactionsAfter(missing) = %v, %v", n, err)
 	}
 	if f, err := EditedFilesSinceBoundary(missing, dir); f != nil || err != nil {
@@ -103,8 +103,8 @@ func TestMissingAndDirectory(t *testing.T) {
 
 	_, err1 := LastAssistantText(dir)
 	_, err2 := LastUserPrompts(dir, 1)
-	_, _, err3 := LastBoundary(dir)
-	_, err4 := CompactionsAfter(dir, 0)
+	_, _, err3 := Open(dir).LastBoundary()
+	_, err4 := Open(dir).CompactionsAfter(0)
 	_, err5 := EditedFilesSinceBoundary(dir, dir)
 	_, _, err6 := LastTodos(dir)
 	_, err7 := HookRuns(dir, 100)
@@ -179,7 +179,7 @@ func TestLastBoundaryAndCompactionsAfter(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			path := writeLines(t, c.lines...)
-			off, found, err := LastBoundary(path)
+			off, found, err := Open(path).LastBoundary()
 			if err != nil || found != (c.at >= 0) || found && off != offsetOf(c.lines, c.at) {
 				t.Errorf("LastBoundary = %d, %v, %v; want line %d", off, found, err, c.at)
 			}
@@ -191,7 +191,7 @@ func TestLastBoundaryAndCompactionsAfter(t *testing.T) {
 				from int64
 				want bool
 			}{{0, true}, {b, true}, {b + 1, false}, {1 << 40, false}, {-5, true}} {
-				n, err := CompactionsAfter(path, o.from)
+				n, err := Open(path).CompactionsAfter(o.from)
 				got := n > 0
 				if err != nil || got != o.want {
 					t.Errorf("CompactionsAfter(%d) > 0 = %v, %v; want %v", o.from, got, err, o.want)
@@ -402,16 +402,16 @@ func TestCompactionsAfter(t *testing.T) {
 	}
 	second := int64(len(turn + boundary + turn))
 	for off, want := range map[int64]int{0: 2, int64(len(turn)): 2, int64(len(turn)) + 1: 1, second: 1, int64(len(content)): 0} {
-		if got, err := CompactionsAfter(p, off); err != nil || got != want {
+		if got, err := Open(p).CompactionsAfter(off); err != nil || got != want {
 			t.Errorf("CompactionsAfter(%d) = %d, %v; want %d", off, got, err, want)
 		}
 	}
 	old := filepath.Join(dir, "old.jsonl")
 	os.WriteFile(old, []byte(turn+`{"type":"user","isCompactSummary":true,"message":{"content":"s"}}`+"\n"+turn), 0o644)
-	if got, _ := CompactionsAfter(old, 0); got != 1 {
+	if got, _ := Open(old).CompactionsAfter(0); got != 1 {
 		t.Errorf("summary-only transcript: %d", got)
 	}
-	if got, err := CompactionsAfter(filepath.Join(dir, "missing"), 0); got != 0 || err != nil {
+	if got, err := Open(filepath.Join(dir, "missing")).CompactionsAfter(0); got != 0 || err != nil {
 		t.Errorf("missing: %d %v", got, err)
 	}
 }
@@ -430,7 +430,7 @@ func TestEndsWithCompaction(t *testing.T) {
 	} {
 		p := filepath.Join(dir, "t.jsonl")
 		os.WriteFile(p, []byte(content), 0o644)
-		if got, err := EndsWithCompaction(p); err != nil || got != want {
+		if got, err := Open(p).EndsWithCompaction(); err != nil || got != want {
 			t.Errorf("%q: %v %v, want %v", content, got, err, want)
 		}
 	}
@@ -455,8 +455,58 @@ func TestAnsweredSinceCompaction(t *testing.T) {
 	} {
 		p := filepath.Join(dir, "t.jsonl")
 		os.WriteFile(p, []byte(content), 0o644)
-		if got, err := AnsweredSinceCompaction(p); err != nil || got != want {
+		if got, err := Open(p).AnsweredSinceCompaction(); err != nil || got != want {
 			t.Errorf("%q: %v %v, want %v", content, got, err, want)
 		}
+	}
+}
+
+// A File is one descriptor and one reading back: the compaction questions, asked in turn,
+// answer about the transcript as it was opened — a transcript replaced after the first question
+// is not read — and each answers as it would on a fresh handle.
+func TestFileOneReadingBack(t *testing.T) {
+	lines := []string{
+		`{"type":"user","message":{"role":"user","content":"start"}}`,
+		`{"type":"system","subtype":"compact_boundary","compactMetadata":{"trigger":"auto"}}`,
+		`{"type":"user","isCompactSummary":true,"message":{"role":"user","content":"summary"}}`,
+		`{"type":"user","message":{"role":"user","content":"next"}}`,
+		`{"type":"assistant","message":{"id":"m","role":"assistant","content":[{"type":"text","text":"done"}]}}`,
+	}
+	path := writeLines(t, lines...)
+	first := int64(len(lines[0]) + 1)
+	fresh := func() (int, bool, bool, int64) {
+		f := Open(path)
+		defer f.Close()
+		n, _ := f.CompactionsAfter(first)
+		ends, _ := f.EndsWithCompaction()
+		ans, _ := f.AnsweredSinceCompaction()
+		off, _, _ := f.LastBoundary()
+		return n, ends, ans, off
+	}
+	wantN, wantEnds, wantAns, wantOff := fresh()
+	if wantN != 1 || wantEnds || !wantAns || wantOff != first+int64(len(lines[1])+1) {
+		t.Fatalf("fresh answers: %d %v %v %d", wantN, wantEnds, wantAns, wantOff)
+	}
+	f := Open(path)
+	defer f.Close()
+	if ans, err := f.AnsweredSinceCompaction(); err != nil || ans != wantAns {
+		t.Fatalf("answered: %v %v", ans, err)
+	}
+	// Replaced (a new file renamed over it): the handle reads the one it opened.
+	os.WriteFile(path+".new", []byte(lines[0]+"\n"), 0o644)
+	if err := os.Rename(path+".new", path); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := f.CompactionsAfter(first); err != nil || n != wantN {
+		t.Errorf("CompactionsAfter after another question: %d %v", n, err)
+	}
+	if ends, err := f.EndsWithCompaction(); err != nil || ends != wantEnds {
+		t.Errorf("EndsWithCompaction: %v %v", ends, err)
+	}
+	if off, found, err := f.LastBoundary(); err != nil || !found || off != wantOff {
+		t.Errorf("LastBoundary: %d %v %v", off, found, err)
+	}
+	if f.Size() <= int64(len(lines[0])+1) {
+		t.Errorf("Size %d is not the opened transcript's", f.Size())
 	}
 }

@@ -46,7 +46,7 @@ func (f *fixture) transcriptDiag(s *sizeFiles) []diagRow {
 	if err != nil {
 		return []diagRow{{what: "stat " + s.T, result: err.Error()}}
 	}
-	boundary, found, err := transcript.LastBoundary(s.T)
+	boundary, found, err := transcript.Open(s.T).LastBoundary()
 	after := fi.Size() - boundary
 	if err != nil || !found {
 		after = fi.Size()
@@ -81,7 +81,7 @@ func (f *fixture) transcriptDiag(s *sizeFiles) []diagRow {
 	cfi, err := os.Stat(s.C)
 	if err == nil {
 		add("CompactionsAfter (SessionStart compact)", 0, func() string {
-			n, err := transcript.CompactionsAfter(s.C, cfi.Size())
+			n, err := transcript.Open(s.C).CompactionsAfter(cfi.Size())
 			return fmt.Sprintf("%d %s", n, errText(err))
 		})
 	}

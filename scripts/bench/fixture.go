@@ -620,7 +620,7 @@ const registryCap = 200
 // takes the clock as a value (the hooks read the real one): three in four of them end by
 // SessionEnd after 40 minutes, and the others are marked ended as orphans by the next one.
 func (f *fixture) pastSessions(n int) error {
-	reg := registry.New(safefile.Disk{Roots: []string{f.proj}}, f.proj)
+	reg := registry.Open(&project.Project{Root: f.proj, Files: safefile.Disk{Roots: []string{f.proj}}})
 	first := f.now.Add(-29 * 24 * time.Hour)
 	step := 29 * 24 * time.Hour / time.Duration(n+1)
 	for i := 0; i < n; i++ {

@@ -226,13 +226,15 @@ type Catalog struct {
 	files   safefile.Writer
 	warn    func(format string, args ...any)
 	dryRun  bool
+	log     *timeline.Log // where its compaction, hand-off and pruning lines go
 	entries []Entry
 	read    bool
 }
 
-// Open returns the handle on p's catalog. It reads nothing until asked.
-func Open(p *project.Project) *Catalog {
-	return &Catalog{root: p.Root, files: p.Files, warn: p.Warn, dryRun: p.DryRun}
+// Open returns the handle on p's catalog, which writes its timeline lines through log (the
+// process's handle on the timeline). It reads nothing until asked.
+func Open(p *project.Project, log *timeline.Log) *Catalog {
+	return &Catalog{root: p.Root, files: p.Files, warn: p.Warn, dryRun: p.DryRun, log: log}
 }
 
 // Entries returns the catalog's entries, oldest first. A missing catalog reads as empty. One that
@@ -425,7 +427,7 @@ func retain(cat []Entry, now time.Time) (keep, drop []Entry) {
 // checkpoint into a save of their own, by editing its kind, keeps it) — and after logging the
 // removal in the timeline, so that no checkpoint ever disappears without a line saying why. It
 // returns the failures.
-func prune(files safefile.Writer, root string, now time.Time, session string, drop []Entry, why string) error {
+func prune(files safefile.Writer, root string, log *timeline.Log, now time.Time, session string, drop []Entry, why string) error {
 	var errs []error
 	for _, c := range drop {
 		note := why
@@ -442,7 +444,7 @@ func prune(files safefile.Writer, root string, now time.Time, session string, dr
 		if k != c.Kind {
 			note = "not removed: its kind is now " + k + ", so it is no longer cairn's to prune"
 		}
-		if err := timeline.Append(files, root, timeline.Event{
+		if err := log.Append(timeline.Event{
 			Time: now, Event: timeline.Pruned, Session: session, Branch: c.Branch, Checkpoint: c.File, Compaction: c.Event, Note: note,
 		}); err != nil {
 			errs = append(errs, err)
@@ -493,12 +495,12 @@ func (x *Catalog) writeCataloged(now time.Time, session string, write func(cat [
 			cat = slices.DeleteFunc(cat, func(e Entry) bool {
 				return slices.ContainsFunc(remove, func(r Entry) bool { return r.File == e.File })
 			})
-			errs = append(errs, prune(files, root, now, session, remove, "replaced by this session's newer hand-off"))
+			errs = append(errs, prune(files, root, x.log, now, session, remove, "replaced by this session's newer hand-off"))
 		}
 		if ok {
 			cat = add(cat, c)
 			keep, drop := retain(cat, now)
-			errs = append(errs, prune(files, root, now, session, drop, retentionRule))
+			errs = append(errs, prune(files, root, x.log, now, session, drop, retentionRule))
 			cat = keep
 		}
 		pruneErr = errors.Join(errs...)

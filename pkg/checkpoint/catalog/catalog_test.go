@@ -14,6 +14,7 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 	"github.com/cairn-hooks/cairn/pkg/tasks"
+	"github.com/cairn-hooks/cairn/pkg/timeline"
 )
 
 var t0 = time.Date(2026, 4, 18, 14, 30, 0, 0, time.FixedZone("PDT", -7*3600))
@@ -22,7 +23,7 @@ func disk(root string) safefile.Writer { return safefile.Disk{Roots: []string{ro
 
 // catalogOf is a fresh handle on root's catalog: each call reads the file anew.
 func catalogOf(files safefile.Writer, root string) *Catalog {
-	return &Catalog{root: root, files: files}
+	return &Catalog{root: root, files: files, log: timeline.OpenAt(root, files)}
 }
 
 // A catalog written by an earlier cairn ({"event","file"} only) reads as automatic checkpoints

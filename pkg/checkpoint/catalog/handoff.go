@@ -80,7 +80,7 @@ func (x *Catalog) Handoff(in HandoffInput) (checkpoint.Saved, error) {
 	if saved.Rel == "" {
 		return saved, err
 	}
-	errLog := timeline.Append(files, root, timeline.Event{
+	errLog := x.log.Append(timeline.Event{
 		Time: in.Now, Event: timeline.Handoff, Session: in.SessionID, Branch: in.Branch, Reason: in.Reason, Checkpoint: saved.Rel,
 	})
 	return saved, errors.Join(err, errLog)

@@ -13,6 +13,7 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
+	"github.com/cairn-hooks/cairn/pkg/timeline"
 )
 
 // A catalog a clone committed broken — a FIFO, a link out, a huge file, a directory, text that is
@@ -50,7 +51,7 @@ func TestCatalogHeals(t *testing.T) {
 			var warnings []string
 			p := &project.Project{Root: root, Files: safefile.Disk{Roots: []string{root}},
 				Warn: func(f string, a ...any) { warnings = append(warnings, f) }}
-			x := Open(p)
+			x := Open(p, timeline.Open(p))
 			if c, ok := x.Latest(checkpoint.KindHandoff, "s0", "main"); !ok || c.Line != "the lexer" {
 				t.Fatalf("the rebuilt catalog lacks the hand-off: %+v", x.Entries())
 			}
@@ -59,8 +60,8 @@ func TestCatalogHeals(t *testing.T) {
 			if _, written, err := x.Auto(in); err != nil || !written {
 				t.Fatalf("no automatic checkpoint after the repair: %v %v", written, err)
 			}
-			if !Open(p).Recorded("s2/auto/9") || !Open(p).Recorded("s1/auto/1") {
-				t.Fatalf("the catalog on disk: %+v", Open(p).Entries())
+			if !Open(p, timeline.Open(p)).Recorded("s2/auto/9") || !Open(p, timeline.Open(p)).Recorded("s1/auto/1") {
+				t.Fatalf("the catalog on disk: %+v", Open(p, timeline.Open(p)).Entries())
 			}
 			if len(warnings) != 1 || !strings.HasPrefix(warnings[0], "repaired: ") {
 				t.Fatalf("warnings: %q", warnings)
