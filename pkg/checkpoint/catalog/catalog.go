@@ -38,9 +38,10 @@ import (
 // saves are not in it: they are never pruned, and a hook never needs them.
 //
 // It is replaced atomically but not synced (safefile.NoSync), like the session registry: what a
-// power cut can cost is its last change, never a torn file, and that costs little — Auto finds a
+// power cut can cost is its last change, or the whole file left empty, never a torn one, and that
+// costs little — an empty catalog is rebuilt from the checkpoints (Entries), Auto finds a
 // recorded compaction in the newest checkpoints' frontmatter, a session without its hand-off in
-// the catalog writes a new one, and a checkpoint the catalog forgot is never pruned. The
+// the catalog writes a new one, and a checkpoint the catalog forgot is never pruned. Automatic
 // checkpoints themselves are synced.
 const IndexFile = ".claude/state/checkpoint-events.json"
 
@@ -246,6 +247,10 @@ func (x *Catalog) Entries() []Entry {
 		x.read = true
 		data, _, err := safefile.ReadFile(x.root, x.path(), maxIndexSize)
 		switch {
+		case err == nil && len(data) == 0:
+			// Never written so by cairn (an empty catalog is "[]"): what a power cut can leave
+			// of a file replaced without an fsync (safefile.NoSync).
+			x.heal("empty")
 		case err == nil && validCatalog(data):
 			x.entries = readCatalog(data)
 		case err == nil || unreadable(err):
@@ -476,11 +481,11 @@ func (x *Catalog) writeCataloged(now time.Time, session string, write func(cat [
 	var pruneErr error
 	var final []Entry
 	x.Entries() // a catalog that cannot be read is repaired first, or every write would fail
-	_, err := files.Update(filepath.Join(root, IndexFile), 0o600, func(old []byte, _ bool) ([]byte, error) {
+	_, err := files.Update(filepath.Join(root, IndexFile), 0o600, func(old []byte, exists bool) ([]byte, error) {
 		pruneErr = nil
 		cat := readCatalog(old)
-		if !validCatalog(old) {
-			cat = x.rebuild() // damaged since it was read: rebuilt under the lock
+		if !validCatalog(old) || exists && len(old) == 0 {
+			cat = x.rebuild() // damaged (or emptied by a power cut) since it was read: rebuilt under the lock
 		}
 		final = cat
 		c, ok, remove, err := write(cat)

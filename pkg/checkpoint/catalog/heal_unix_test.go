@@ -36,6 +36,8 @@ func TestCatalogHeals(t *testing.T) {
 		},
 		"directory": func(p string) error { return os.Mkdir(p, 0o755) },
 		"garbage":   func(p string) error { return os.WriteFile(p, []byte(`{"not":"an array"}`), 0o644) },
+		// What a power cut can leave of a catalog replaced without an fsync (safefile.NoSync).
+		"empty": func(p string) error { return os.WriteFile(p, nil, 0o600) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			root := t.TempDir()
