@@ -23,8 +23,6 @@ const (
 	maxHandbackFiles    = 20
 	maxHandbackTasks    = 10
 	maxHandbackCommands = 6
-	maxPointerFiles     = 10
-	maxPointerCommands  = 2
 	maxPointerDecisions = 2
 	maxPointerRunes     = 160
 	maxFirstRunes       = 110
@@ -152,88 +150,160 @@ type Pointer struct {
 	Files      []string  // the files it edited, most recent first
 	Record     checkpoint.Record
 	Tasks      []string // its open tasks as the hand-off lists them
+	Pending    []string // what Claude Code's summary at its last compaction listed as pending
+	Short      string   // a shorter name /context-restore finds it by; "" for the file's name
 }
 
 // HandoffPointer is the last session's hand-off for the next one, at most maxPointer characters:
 // when that session ended and what it was working on, the command that loads the whole
 // hand-off, then its key facts, most needed first — what it was started for, the files it
 // edited, its last error and commands with their exit status, its last commit, Claude's open
-// question and next step, its open tasks, the user's last request. The command comes before
-// the facts, so that a cut never loses it; a fact that repeats another is left out.
+// question and next step, its open tasks (the task list's, then what Claude Code's summary at
+// the last compaction left pending), the user's last request. The command comes before the
+// facts, so that a cut never loses it; a fact that repeats another is left out. The files take
+// the room the other facts leave, and what room is left after all of them goes to the open
+// tasks and decisions that did not make the first cut.
 func HandoffPointer(p Pointer, now time.Time) string {
 	var b strings.Builder
+	name := p.Short
+	if name == "" {
+		name = restoreName(p.Checkpoint)
+	}
 	fmt.Fprintf(&b, "cairn: the last session on branch %s ended %s (%s) and left a hand-off checkpoint; `/context-restore %s` loads it whole.",
-		quoted(p.Branch, 80), Ago(now, p.Ended), p.Ended.UTC().Format("2006-01-02 15:04 UTC"), plain.Name(plain.Line(restoreName(p.Checkpoint), 100)))
+		quoted(p.Branch, 80), Ago(now, p.Ended), p.Ended.UTC().Format("2006-01-02 15:04 UTC"), plain.Name(plain.Line(name, 100)))
 	doing := plain.Line(p.Doing, 0)
 	r := p.Record
 	said := func(v string) bool { // already in the pointer: the working-on line is the last request
 		v = plain.Line(v, 0)
 		return v == "" || v == doing || strings.HasPrefix(doing, v) || strings.HasPrefix(v, doing) && doing != ""
 	}
-	var facts strings.Builder
-	fact := func(label, v string, max int) {
-		fmt.Fprintf(&facts, "- %s: %s\n", label, quoted(v, max))
-	}
+	line := func(label, v string, max int) string { return fmt.Sprintf("- %s: %s\n", label, quoted(v, max)) }
+	var head, rest strings.Builder // the facts before the files, and those after
 	if doing != "" {
-		fact("working on", p.Doing, maxDoingRunes)
+		head.WriteString(line("working on", p.Doing, maxDoingRunes))
 	}
 	if !said(r.First) {
-		fact("started for", firstSentence(r.First), maxFirstRunes)
-	}
-	if len(p.Files) > 0 {
-		// One line, at most maxFilesLine characters: a line that does not fit is cut with every
-		// fact after it, so long paths must cost files, not the facts.
-		var names []string
-		used := 0
-		for i, f := range p.Files {
-			q := quoted(f, 200)
-			if i == maxPointerFiles || i > 0 && used+utf16Len(q)+2 > maxFilesLine {
-				names = append(names, fmt.Sprintf("… %d more", len(p.Files)-i))
-				break
-			}
-			names, used = append(names, q), used+utf16Len(q)+2
-		}
-		fmt.Fprintf(&facts, "- files edited, latest first: %s\n", strings.Join(names, ", "))
+		head.WriteString(line("started for", firstSentence(r.First), maxFirstRunes))
 	}
 	if r.Question != "" {
-		fact("Claude asked", r.Question, maxPointerRunes)
+		rest.WriteString(line("Claude asked", r.Question, maxPointerRunes))
 	}
 	if r.NextStep != "" {
-		fact("Claude's next step", r.NextStep, maxPointerRunes)
+		rest.WriteString(line("Claude's next step", r.NextStep, maxPointerRunes))
 	}
 	if r.LastError != "" {
-		fact("last error", r.LastError, maxPointerRunes)
+		rest.WriteString(line("last error", r.LastError, maxPointerRunes))
 	}
 	cmds := pointerCommands(r)
 	for _, c := range cmds {
-		fmt.Fprintf(&facts, "- ran (%s): %s\n", plain.Line(c.Status, 20), quoted(c.Line, maxPointerRunes))
+		fmt.Fprintf(&rest, "- ran (%s): %s\n", plain.Line(c.Status, 20), quoted(c.Line, maxPointerRunes))
 	}
-	for i, d := range r.Decisions {
-		if i == maxPointerDecisions {
-			break
-		}
-		fact("decided", d, maxPointerRunes)
+	decisions := r.Decisions
+	for i := 0; i < len(decisions) && i < maxPointerDecisions; i++ {
+		rest.WriteString(line("decided", decisions[i], maxPointerRunes))
 	}
 	if r.LastCommit != "" && !commitShown(cmds, r.LastCommit) {
-		fact("last commit", r.LastCommit, maxPointerRunes)
+		rest.WriteString(line("last commit", r.LastCommit, maxPointerRunes))
 	}
-	for i, t := range p.Tasks {
-		if i == 3 {
-			fmt.Fprintf(&facts, "- … %d more open tasks\n", len(p.Tasks)-i)
-			break
-		}
-		fact("open task", strings.TrimLeft(t, "0123456789. "), maxPointerRunes)
+	tasks := openTasks(p.Tasks, p.Pending, doing)
+	for i := 0; i < len(tasks) && i < maxPointerTasks; i++ {
+		rest.WriteString(tasks[i])
 	}
+	var tail string
 	if len(r.Requests) > 0 && !said(r.Requests[0]) {
-		fact("last request", r.Requests[0], maxPointerRunes)
+		tail = line("last request", r.Requests[0], maxPointerRunes)
 	}
-	if facts.Len() > 0 {
-		b.WriteString(" What it recorded:")
+	header := b.String() + " What it recorded:\n"
+	room := maxPointer - utf16Len(header) - utf16Len(head.String()) - utf16Len(rest.String()) - utf16Len(tail)
+	files := filesLine(p.Files, max(maxFilesLine, room))
+	room -= utf16Len(files)
+	// What did not make the first cut, while it fits whole: the open tasks, then the decisions.
+	var extra []string
+	if len(tasks) > maxPointerTasks {
+		extra = append(extra, tasks[maxPointerTasks:]...)
+	}
+	if len(decisions) > maxPointerDecisions {
+		for _, d := range decisions[maxPointerDecisions:] {
+			extra = append(extra, line("decided", d, maxPointerRunes))
+		}
+	}
+	for _, e := range extra {
+		if utf16Len(e) <= room {
+			rest.WriteString(e)
+			room -= utf16Len(e)
+		}
+	}
+	facts := head.String() + files + rest.String() + tail
+	if facts == "" {
+		header = b.String() + "\n"
 	}
 	out := budget{Max: maxPointer}
-	out.Add(b.String()+"\n", "")
-	out.Add(facts.String(), "the hand-off")
+	out.Add(header, "")
+	out.Add(facts, "the hand-off")
 	return out.String()
+}
+
+// maxPointerTasks is how many open tasks the pointer names before the other facts have had their
+// room: the rest follow only when the budget has room left.
+const maxPointerTasks = 3
+
+// filesLine is the pointer's line of the files edited, latest first, within room characters (at
+// least one file): as many as fit, then how many more there are.
+func filesLine(files []string, room int) string {
+	if len(files) == 0 {
+		return ""
+	}
+	const lead = "- files edited, latest first: "
+	used := utf16Len(lead) + 1
+	var names []string
+	for i, f := range files {
+		q := quoted(f, 200)
+		more := 0
+		if i+1 < len(files) {
+			more = utf16Len(fmt.Sprintf(", … %d more", len(files)-i-1))
+		}
+		if i > 0 && used+utf16Len(q)+2+more > room {
+			names = append(names, fmt.Sprintf("… %d more", len(files)-i))
+			break
+		}
+		names, used = append(names, q), used+utf16Len(q)+2
+	}
+	return lead + strings.Join(names, ", ") + "\n"
+}
+
+// openTasks are the pointer's open-task lines: the session's task list (task files or TodoWrite),
+// then what Claude Code's summary left pending that the list does not already hold — and neither
+// repeats what the session was working on.
+func openTasks(listed, pending []string, doing string) []string {
+	var out []string
+	var seen []string
+	dup := func(t string) bool {
+		k := strings.ToLower(plain.Line(t, 0))
+		for _, s := range seen {
+			if strings.Contains(s, k) || strings.Contains(k, s) {
+				return true
+			}
+		}
+		seen = append(seen, k)
+		return false
+	}
+	for _, t := range listed {
+		t = strings.TrimLeft(t, "0123456789. ")
+		if dup(t) {
+			continue
+		}
+		out = append(out, fmt.Sprintf("- open task: %s\n", quoted(t, maxPointerRunes)))
+	}
+	if doing != "" {
+		seen = append(seen, strings.ToLower(doing))
+	}
+	for _, t := range pending {
+		if dup(t) {
+			continue
+		}
+		out = append(out, fmt.Sprintf("- pending in Claude Code's summary: %s\n", quoted(t, maxPointerRunes)))
+	}
+	return out
 }
 
 // firstSentence is s up to the end of its first sentence, or s.

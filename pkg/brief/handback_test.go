@@ -168,3 +168,41 @@ func TestHandBackBoundsEscapedAndLongValues(t *testing.T) {
 		t.Errorf("the files line cost the facts after it:\n%s", out)
 	}
 }
+
+// The open tasks come from the task list first, then from what Claude Code's summary left
+// pending (each said whose it is), neither repeating the other or the working-on line; the files
+// take the room the other facts leave, and room left after every fact goes to the tasks that did
+// not make the first cut. The restore command uses the short name when there is one.
+func TestHandoffPointerFillsTheBudget(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	p := Pointer{
+		Checkpoint: "memory/projects/p/checkpoints/20261201-101500-handoff-document-the-retry-budget.md", Short: "20261201-101500-handoff",
+		Branch: "main", Ended: now.Add(-time.Hour), Doing: "Document the retry budget",
+		Tasks:   []string{"1. [in progress] Document the retry budget (task 2)", "2. Remove the v1 endpoint (task 3)"},
+		Pending: []string{"Remove the v1 endpoint", "Write the changelog entry", "Check the error paths", "Wire the metrics", "Document the retry budget"},
+	}
+	for i := range 14 {
+		p.Files = append(p.Files, fmt.Sprintf("internal/quota/file%02d.go", i))
+	}
+	out := HandoffPointer(p, now)
+	if utf16Len(out) > maxPointer {
+		t.Fatalf("%d characters:\n%s", utf16Len(out), out)
+	}
+	for _, want := range []string{"`/context-restore 20261201-101500-handoff`", `open task: "Remove the v1 endpoint (task 3)"`,
+		`pending in Claude Code's summary: "Write the changelog entry"`, `pending in Claude Code's summary: "Check the error paths"`,
+		`pending in Claude Code's summary: "Wire the metrics"`, `"internal/quota/file13.go"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the pointer lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Count(out, "v1 endpoint") != 1 || strings.Contains(out, `summary: "Document the retry budget"`) {
+		t.Errorf("a pending task repeats a listed one or the working-on line:\n%s", out)
+	}
+	// With every fact long, the files still get their line and the whole stays in the budget.
+	p.Pending = append(p.Pending, strings.Repeat("a long pending task ", 20), strings.Repeat("another ", 40))
+	p.Record = checkpoint.Record{Question: strings.Repeat("why? ", 60), LastError: strings.Repeat("e", 300), First: strings.Repeat("f ", 200)}
+	out = HandoffPointer(p, now)
+	if utf16Len(out) > maxPointer || !strings.Contains(out, "files edited") || !strings.Contains(out, "/context-restore") {
+		t.Errorf("%d characters:\n%s", utf16Len(out), out)
+	}
+}

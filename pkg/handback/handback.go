@@ -178,10 +178,28 @@ func handoffPointer(p *project.Project, cat []catalog.Entry, sid, branch string,
 		}
 		return brief.HandoffPointer(brief.Pointer{
 			Checkpoint: c.File, Branch: h.Branch, Ended: h.Time, Doing: h.Doing,
-			Files: h.Files, Record: h.Record, Tasks: h.Tasks,
+			Files: h.Files, Record: h.Record, Tasks: h.Tasks, Pending: h.Pending, Short: shortName(c.File, cat),
 		}, now)
 	}
 	return ""
+}
+
+// shortName is how the pointer names checkpoint file (relative to the root) for
+// `/context-restore`, which matches a fragment of a name: its date, time and first title word
+// ("20261207-003736-handoff"), when no other checkpoint of the catalog starts the same way; else
+// its whole name.
+func shortName(file string, cat []catalog.Entry) string {
+	base := strings.TrimSuffix(filepath.Base(file), ".md")
+	short := base
+	if parts := strings.SplitN(base, "-", 4); len(parts) >= 3 {
+		short = strings.Join(parts[:3], "-")
+	}
+	for _, e := range cat {
+		if e.File != file && strings.HasPrefix(filepath.Base(e.File), short) {
+			return base
+		}
+	}
+	return short
 }
 
 // afterCompaction is the hand-back of the compaction this session just went through, from its

@@ -329,3 +329,18 @@ func TestTextAfterSecondCompaction(t *testing.T) {
 		}
 	}
 }
+
+// The pointer names a hand-off by its date, time and first title word — a fragment
+// /context-restore finds it by — unless another checkpoint of the catalog starts the same way
+// (two sessions ending in the same second): then by its whole name.
+func TestShortName(t *testing.T) {
+	a := catalog.Entry{File: "memory/projects/p/checkpoints/20261201-101500-handoff-fix-the-lexer.md"}
+	b := catalog.Entry{File: "memory/projects/p/checkpoints/20261201-101500-handoff-fix-the-parser.md"}
+	c := catalog.Entry{File: "memory/projects/p/checkpoints/20261201-101501-handoff-fix-the-parser.md"}
+	if got := shortName(a.File, []catalog.Entry{a, c}); got != "20261201-101500-handoff" {
+		t.Errorf("alone in its second: %q", got)
+	}
+	if got := shortName(a.File, []catalog.Entry{a, b, c}); got != "20261201-101500-handoff-fix-the-lexer" {
+		t.Errorf("two in one second: %q", got)
+	}
+}

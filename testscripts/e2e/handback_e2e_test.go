@@ -121,7 +121,10 @@ func TestCairnE2EHandBack(t *testing.T) {
 	t.Run("4-pointer-in-next-session", func(t *testing.T) {
 		s2 := c.newSession(api)
 		reqs := turn(s2, "hello again")
-		wantIn(t, "new session's first request", reqs[0], pointerHead, "/context-restore "+strings.TrimSuffix(handoff, ".md"))
+		// The pointer names the hand-off by its date, time and first title word, which
+		// /context-restore finds it by.
+		short := strings.Join(strings.SplitN(strings.TrimSuffix(handoff, ".md"), "-", 4)[:3], "-")
+		wantIn(t, "new session's first request", reqs[0], pointerHead, "/context-restore "+short+"`")
 		t.Logf("pointer: %s", excerpt(injected(reqs[0], pointerHead), "cairn:", 0))
 		if reqs[0].Contains(summary) {
 			t.Errorf("the pointer carried the hand-off itself")

@@ -474,3 +474,42 @@ func TestAttachSummaryLossRecord(t *testing.T) {
 		t.Errorf("the record did not survive the rewrite: %+v", r)
 	}
 }
+
+// Claude Code's summary lists what is still to do under "Pending Tasks", between two numbered
+// sections; PendingInSummary reads those items, whatever their bullets and numbering, and none of
+// the ways a summary says there is nothing.
+func TestPendingInSummary(t *testing.T) {
+	summary := `1. Primary Request and Intent:
+   Fix the parser.
+
+6. All user messages:
+   - "Pending Tasks: not a heading, a quote"
+
+7. Pending Tasks:
+   - Remove the v1 endpoint
+   * Write the changelog entry
+   1. Check the error paths
+   - None
+
+8. Current Work:
+   - Not a task
+`
+	got := PendingInSummary(summary)
+	want := []string{"Remove the v1 endpoint", "Write the changelog entry", "Check the error paths"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	for _, nothing := range []string{"7. Pending Tasks:\n   - None explicitly requested.\n8. Current Work:\n - x", "**Pending Tasks:** None.\n", "no summary"} {
+		if got := PendingInSummary(nothing); len(got) != 0 {
+			t.Errorf("%q: %q", nothing, got)
+		}
+	}
+	var many strings.Builder
+	many.WriteString("## Pending Tasks\n")
+	for i := range 20 {
+		fmt.Fprintf(&many, "- task %d\n", i)
+	}
+	if got := PendingInSummary(many.String()); len(got) != maxSummaryTasks {
+		t.Errorf("%d tasks, want at most %d", len(got), maxSummaryTasks)
+	}
+}

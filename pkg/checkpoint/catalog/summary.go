@@ -129,3 +129,56 @@ func ClaudeSummary(section string) string {
 	}
 	return ""
 }
+
+// maxSummaryTasks bounds the items PendingInSummary returns.
+const maxSummaryTasks = 8
+
+// PendingInSummary returns the items of the "Pending Tasks" section of Claude Code's compaction
+// summary (text holding it, such as a checkpoint's Summary), at most maxSummaryTasks, each one
+// line: Claude Code's summaries are numbered sections ("7. Pending Tasks:", then "- item" lines,
+// then "8. Current Work:"), and that section is the one record of what was still to do that a
+// session keeps when the task tools are off (current models from Claude Code 2.1.268). Items that
+// only say there is nothing ("None", "No pending tasks") are left out.
+func PendingInSummary(text string) []string {
+	var out []string
+	in := false
+	for _, l := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(l)
+		head := strings.Trim(strings.TrimLeft(t, "0123456789. #"), "*_ ")
+		switch {
+		case strings.HasPrefix(strings.ToLower(head), "pending tasks"):
+			in = true
+			continue
+		case !in || t == "":
+			continue
+		case summaryHeading(t):
+			return out
+		}
+		item := strings.TrimSpace(strings.TrimLeft(t, "-*•0123456789. "))
+		low := strings.ToLower(strings.Trim(item, ".: "))
+		if item == "" || low == "none" || strings.HasPrefix(low, "none ") || strings.HasPrefix(low, "no pending") || strings.HasPrefix(low, "no tasks") {
+			continue
+		}
+		out = append(out, plain.Line(item, maxTaskRunes))
+		if len(out) == maxSummaryTasks {
+			return out
+		}
+	}
+	return out
+}
+
+// maxTaskRunes bounds one task line.
+const maxTaskRunes = 200
+
+// summaryHeading reports whether line t (trimmed) opens a section of Claude Code's summary: a
+// number, a dot and words ending in a colon ("8. Current Work:"), or a markdown heading.
+func summaryHeading(t string) bool {
+	if strings.HasPrefix(t, "#") {
+		return true
+	}
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	return i > 0 && i < len(t) && t[i] == '.' && strings.HasSuffix(strings.TrimRight(t, "*_ "), ":")
+}
