@@ -254,24 +254,12 @@ func (r *Registry) updateOne(sid string, one func(s *Session) (changed bool, err
 // the handle holding the file as the lock left it: what fn made, or what it found when it
 // changed nothing. After a failed write the handle reads the file again when next asked.
 func (r *Registry) edit(fn safefile.Edit) error {
-	var seen []byte
-	var made bool
-	_, err := r.files.Update(r.path(), 0o600, func(old []byte, exists bool) ([]byte, error) {
-		next, err := fn(old, exists)
-		switch {
-		case errors.Is(err, safefile.ErrNoChange):
-			seen, made = old, exists
-		case err == nil:
-			seen, made = next, true
-		}
-		return next, err
-	}, safefile.NoSync, safefile.Limit(maxRegistry))
-	if err != nil || !made {
-		r.loaded, r.data = false, nil
-		return err
+	h, _, err := safefile.UpdateHeld(r.files, r.path(), 0o600, fn, safefile.NoSync, safefile.Limit(maxRegistry))
+	r.loaded, r.data = h.Known, nil
+	if h.Exists {
+		r.data = h.Data
 	}
-	r.loaded, r.data = true, seen
-	return nil
+	return err
 }
 
 // whole decodes old, runs fn on it and encodes the result; a registry that does not decode is

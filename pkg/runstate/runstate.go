@@ -372,27 +372,17 @@ func (h *Runs) UpdateWhiteboard(edit safefile.Edit, opts ...safefile.Option) (bo
 	if err != nil {
 		return false, err
 	}
-	var seen []byte
-	var known bool
-	changed, err := h.files.Update(r.MemoryPath(), 0o644, func(old []byte, exists bool) ([]byte, error) {
-		next, err := edit(old, exists)
-		switch {
-		case errors.Is(err, safefile.ErrNoChange):
-			seen, known = old, exists
-		case err == nil:
-			seen, known = next, true
-		}
-		return next, err
-	}, opts...)
-	if err != nil || !known {
-		h.boardRead = false
+	held, changed, err := safefile.UpdateHeld(h.files, r.MemoryPath(), 0o644, edit, opts...)
+	if !held.Known || !held.Exists {
+		h.boardRead = false // not known, or gone: read again when asked
 		return changed, err
 	}
+	seen := held.Data
 	if len(seen) > maxWhiteboard {
 		seen = seen[:maxWhiteboard]
 	}
 	h.boardRead, h.board, h.boardErr = true, seen, nil
-	return changed, nil
+	return changed, err
 }
 
 // State is [Load] of the active run's state.json, read once, with the warnings for keys skipped.

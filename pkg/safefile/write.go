@@ -794,3 +794,35 @@ func (d DryRun) Remove(path string) error {
 	fmt.Fprintf(d.Out, "remove %s\n", path)
 	return nil
 }
+
+// Held is what a file holds once an Update returns, as a handle that read it keeps: Data and
+// Exists as the lock left them — what the edit made, or what it saw when it changed nothing.
+// Known is false when that cannot be told (the edit or the write failed): the handle reads the
+// file again when next asked.
+type Held struct {
+	Data   []byte
+	Exists bool
+	Known  bool
+}
+
+// UpdateHeld is w.Update, which also returns what the file holds when it returns (Held), for a
+// handle that reads its file once and keeps what its own writes leave.
+func UpdateHeld(w Writer, path string, perm fs.FileMode, edit Edit, opts ...Option) (Held, bool, error) {
+	var h Held
+	changed, err := w.Update(path, perm, func(old []byte, exists bool) ([]byte, error) {
+		next, err := edit(old, exists)
+		switch {
+		case errors.Is(err, ErrNoChange):
+			h = Held{Data: old, Exists: exists, Known: true}
+		case err == nil:
+			h = Held{Data: next, Exists: true, Known: true}
+		default:
+			h = Held{}
+		}
+		return next, err
+	}, opts...)
+	if err != nil {
+		h = Held{}
+	}
+	return h, changed, err
+}

@@ -53,23 +53,7 @@ func (c *Context) Read() (data []byte, exists bool, err error) {
 // lock left it: what edit made, or what edit saw when it changed nothing. A failed write makes
 // the next Read read the file again.
 func (c *Context) Update(edit safefile.Edit, opts ...safefile.Option) (changed bool, err error) {
-	var seen []byte
-	var exists, known bool
-	opts = append(opts, safefile.Limit(MaxSize))
-	changed, err = c.files.Update(Path(c.root), 0o644, func(old []byte, ex bool) ([]byte, error) {
-		next, err := edit(old, ex)
-		switch {
-		case errors.Is(err, safefile.ErrNoChange):
-			seen, exists, known = old, ex, true
-		case err == nil:
-			seen, exists, known = next, true, true
-		}
-		return next, err
-	}, opts...)
-	if err != nil || !known {
-		c.loaded = false
-		return changed, err
-	}
-	c.loaded, c.data, c.exists, c.err = true, seen, exists, nil
-	return changed, nil
+	h, changed, err := safefile.UpdateHeld(c.files, Path(c.root), 0o644, edit, append(opts, safefile.Limit(MaxSize))...)
+	c.loaded, c.data, c.exists, c.err = h.Known, h.Data, h.Exists, nil
+	return changed, err
 }
