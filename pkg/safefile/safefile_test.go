@@ -462,12 +462,18 @@ func TestWhatSyncs(t *testing.T) {
 		}
 	}
 	// Update with NoSync is as locked and atomic as Update: concurrent increments add up.
-	p := filepath.Join(root, "counter")
+	incrementsAddUp(t, d, filepath.Join(root, "counter"), NoSync)
+}
+
+// incrementsAddUp runs 80 increments of the file at p, from 8 goroutines, through d's Update with
+// opts, and fails t unless all 80 landed.
+func incrementsAddUp(t *testing.T, d Disk, p string, opts ...Option) {
+	t.Helper()
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
 			for range 10 {
-				d.Update(p, 0o644, func(old []byte, _ bool) ([]byte, error) { return append(old, 'x'), nil }, NoSync)
+				d.Update(p, 0o644, func(old []byte, _ bool) ([]byte, error) { return append(old, 'x'), nil }, opts...)
 			}
 		})
 	}
@@ -608,17 +614,5 @@ func TestNoSyncReplaceSwapsNames(t *testing.T) {
 	if tmps, _ := filepath.Glob(filepath.Join(root, ".*.tmp*")); len(tmps) != 0 {
 		t.Errorf("temp files left: %v", tmps)
 	}
-	c := filepath.Join(root, "counter")
-	var wg sync.WaitGroup
-	for range 8 {
-		wg.Go(func() {
-			for range 10 {
-				d.Update(c, 0o600, func(old []byte, _ bool) ([]byte, error) { return append(old, 'x'), nil }, NoSync)
-			}
-		})
-	}
-	wg.Wait()
-	if got, _ := os.ReadFile(c); len(got) != 80 {
-		t.Fatalf("%d increments of 80 landed", len(got))
-	}
+	incrementsAddUp(t, d, filepath.Join(root, "counter"), NoSync)
 }
