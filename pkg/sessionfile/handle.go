@@ -31,9 +31,6 @@ func Open(p *project.Project) *Context { return OpenAt(p.Root, p.Files) }
 // world (the doctor's dry-run view of the parked items).
 func OpenAt(root string, files safefile.Writer) *Context { return &Context{root: root, files: files} }
 
-// Root is the project root the file belongs to.
-func (c *Context) Root() string { return c.root }
-
 // Read returns the file's content, and whether it exists: read on the first call, then what was
 // read or what this handle wrote since. A file that cannot be read gives its error, every time.
 func (c *Context) Read() (data []byte, exists bool, err error) {

@@ -37,9 +37,6 @@ func Named(path string) *File {
 	return Open(path)
 }
 
-// Path is the transcript's path.
-func (t *File) Path() string { return t.path }
-
 // open opens the transcript, once.
 func (t *File) open() {
 	if t.opened {

@@ -476,9 +476,9 @@ func TestAttachSummaryLossRecord(t *testing.T) {
 }
 
 // Claude Code's summary lists what is still to do under "Pending Tasks", between two numbered
-// sections; PendingInSummary reads those items, whatever their bullets and numbering, and none of
+// sections; pendingInSummary reads those items, whatever their bullets and numbering, and none of
 // the ways a summary says there is nothing.
-func TestPendingInSummary(t *testing.T) {
+func TestpendingInSummary(t *testing.T) {
 	summary := `1. Primary Request and Intent:
    Fix the parser.
 
@@ -494,13 +494,13 @@ func TestPendingInSummary(t *testing.T) {
 8. Current Work:
    - Not a task
 `
-	got := PendingInSummary(summary)
+	got := pendingInSummary(summary)
 	want := []string{"Remove the v1 endpoint", "Write the changelog entry", "Check the error paths"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	for _, nothing := range []string{"7. Pending Tasks:\n   - None explicitly requested.\n8. Current Work:\n - x", "**Pending Tasks:** None.\n", "no summary"} {
-		if got := PendingInSummary(nothing); len(got) != 0 {
+		if got := pendingInSummary(nothing); len(got) != 0 {
 			t.Errorf("%q: %q", nothing, got)
 		}
 	}
@@ -509,7 +509,7 @@ func TestPendingInSummary(t *testing.T) {
 	for i := range 20 {
 		fmt.Fprintf(&many, "- task %d\n", i)
 	}
-	if got := PendingInSummary(many.String()); len(got) != maxSummaryTasks {
+	if got := pendingInSummary(many.String()); len(got) != maxSummaryTasks {
 		t.Errorf("%d tasks, want at most %d", len(got), maxSummaryTasks)
 	}
 }

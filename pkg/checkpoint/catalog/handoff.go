@@ -230,7 +230,7 @@ type HandoffFile struct {
 	Files   []string  // files_modified: the files the session edited, most recent first
 	Tasks   []string  // the open tasks its Remaining Work lists (TaskLines)
 	// Pending is what Claude Code's summary at the session's last compaction, which the Summary
-	// quotes, listed as pending (PendingInSummary).
+	// quotes, listed as pending (pendingInSummary).
 	Pending []string
 	Record  checkpoint.Record
 }
@@ -251,7 +251,7 @@ func ReadHandoff(root, path string) (h HandoffFile, ok bool) {
 	}
 	_, sec := checkpoint.ParseBody(body)
 	h = HandoffFile{Session: fm.Session, Branch: fm.Branch, Time: fm.Time, Files: fm.Files,
-		Tasks: TaskLines(sec.Remaining), Pending: PendingInSummary(sec.Summary), Record: checkpoint.ReadRecord(sec.Notes)}
+		Tasks: TaskLines(sec.Remaining), Pending: pendingInSummary(sec.Summary), Record: checkpoint.ReadRecord(sec.Notes)}
 	for _, l := range strings.Split(sec.Summary, "\n") {
 		if h.Session == "" {
 			if rest, found := strings.CutPrefix(l, "Hand-off written by cairn when session "); found {

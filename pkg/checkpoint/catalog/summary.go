@@ -130,16 +130,16 @@ func ClaudeSummary(section string) string {
 	return ""
 }
 
-// maxSummaryTasks bounds the items PendingInSummary returns.
+// maxSummaryTasks bounds the items pendingInSummary returns.
 const maxSummaryTasks = 8
 
-// PendingInSummary returns the items of the "Pending Tasks" section of Claude Code's compaction
+// pendingInSummary returns the items of the "Pending Tasks" section of Claude Code's compaction
 // summary (text holding it, such as a checkpoint's Summary), at most maxSummaryTasks, each one
 // line: Claude Code's summaries are numbered sections ("7. Pending Tasks:", then "- item" lines,
 // then "8. Current Work:"), and that section is the one record of what was still to do that a
 // session keeps when the task tools are off (current models from Claude Code 2.1.268). Items that
 // only say there is nothing ("None", "No pending tasks") are left out.
-func PendingInSummary(text string) []string {
+func pendingInSummary(text string) []string {
 	var out []string
 	in := false
 	for _, l := range strings.Split(text, "\n") {
