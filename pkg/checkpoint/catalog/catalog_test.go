@@ -478,7 +478,7 @@ func TestAttachSummaryLossRecord(t *testing.T) {
 // Claude Code's summary lists what is still to do under "Pending Tasks", between two numbered
 // sections; pendingInSummary reads those items, whatever their bullets and numbering, and none of
 // the ways a summary says there is nothing.
-func TestpendingInSummary(t *testing.T) {
+func TestPendingInSummary(t *testing.T) {
 	summary := `1. Primary Request and Intent:
    Fix the parser.
 
