@@ -34,6 +34,10 @@ var mainRequests = []string{
 }
 
 func (b *builder) mainRequest() {
+	if b.ph != nil {
+		b.heldMain()
+		return
+	}
 	phrase := fmt.Sprintf(mainRequests[b.r.IntN(len(mainRequests))], b.tok)
 	b.prompt(fmt.Sprintf("Please look at this: %s. Start with internal/%s/parse.go and keep the public API as it is.", phrase, b.tok))
 	b.st.main, b.st.last = phrase, phrase
@@ -49,6 +53,7 @@ func (b *builder) prompt(text string) {
 		b.st.parkedQ = append(b.st.parkedQ, b.st.pendingQ)
 		b.st.pendingQ = ""
 	}
+	b.st.next = ""
 }
 
 var requests = []string{
@@ -63,6 +68,10 @@ var requests = []string{
 }
 
 func (b *builder) request() {
+	if b.ph != nil {
+		b.heldRequest()
+		return
+	}
 	b.st.requestCount++
 	phrase := fmt.Sprintf(requests[(b.s.Index+b.st.requestCount*3)%len(requests)], b.tok)
 	b.prompt("Now " + phrase + ", please.")
@@ -119,6 +128,10 @@ func (b *builder) bash(cmd string, exit int, out string, git ...string) {
 // tests runs the session's test command iter times, failing each time with a new error line and
 // an edit in between, then once more passing when pass is set.
 func (b *builder) tests(iter int, pass bool) {
+	if b.ph != nil {
+		b.heldTests(iter, pass)
+		return
+	}
 	file := fileNames[b.r.IntN(8)]
 	cmd := fmt.Sprintf("go test ./internal/%s/ -run Test%s", b.tok, b.title)
 	b.st.testCmd = cmd
@@ -145,6 +158,10 @@ var commitSubjects = []string{"keep amounts in integer cents", "parse negative a
 	"stream export rows", "cap the worker pool", "type the loader errors"}
 
 func (b *builder) commit() {
+	if b.ph != nil {
+		b.heldCommit()
+		return
+	}
 	n := 0
 	if b.st.commit != "" {
 		n = slices.Index(commitSubjects, strings.TrimPrefix(b.st.commit, b.tok+": ")) + 1
@@ -246,6 +263,10 @@ var deferrals = [][2]string{
 }
 
 func (b *builder) deferral() {
+	if b.ph != nil {
+		b.heldDeferral()
+		return
+	}
 	d := deferrals[(b.s.Index+len(b.st.deferred)*5)%len(deferrals)]
 	b.prompt(fmt.Sprintf(d[0], b.tok))
 	b.st.deferred = append(b.st.deferred, fmt.Sprintf(d[1], b.tok))
@@ -262,6 +283,10 @@ var questions = [][2]string{
 }
 
 func (b *builder) pendingQuestion() {
+	if b.ph != nil {
+		b.heldPending(true, b.r.Float64() < 0.4)
+		return
+	}
 	n := len(b.st.parkedQ)
 	if b.st.pendingQ != "" {
 		n++
@@ -270,6 +295,10 @@ func (b *builder) pendingQuestion() {
 	b.say(fmt.Sprintf("That part is in place. "+q[0], b.tok))
 	b.st.pendingQ = fmt.Sprintf(q[1], b.tok)
 }
+
+// nextStep is Claude's last message stating what it does next, without a question (held-out
+// phrasings only).
+func (b *builder) nextStep() { b.heldPending(false, true) }
 
 // askedThenMovedOn is Claude's question the user does not answer: the next prompt is a new
 // request, and cairn parks the question.
@@ -287,6 +316,10 @@ var decisions = [][2]string{
 }
 
 func (b *builder) decision() {
+	if b.ph != nil {
+		b.heldDecision()
+		return
+	}
 	d := decisions[(b.s.Index+len(b.st.decisions)*2)%len(decisions)]
 	what := fmt.Sprintf(d[0], b.tok)
 	if b.r.IntN(2) == 0 {
@@ -324,10 +357,10 @@ func (b *builder) snapshot() []Fact {
 		add(EditedPath, p)
 	}
 	if st.testCmd != "" {
-		add(TestCommand, st.testCmd)
+		add(TestCommand, commandNeedle(st.testCmd, b.tok))
 	}
 	if st.lastCmd != "" {
-		f = append(f, Fact{Class: CommandStatus, Needle: st.lastCmd, Status: statusSpellings(st.lastExit)})
+		f = append(f, Fact{Class: CommandStatus, Needle: commandNeedle(st.lastCmd, b.tok), Status: statusSpellings(st.lastExit)})
 	}
 	if st.err != "" {
 		add(ErrorText, st.err)
@@ -337,6 +370,9 @@ func (b *builder) snapshot() []Fact {
 	}
 	if st.pendingQ != "" {
 		add(PendingQuestion, st.pendingQ)
+	}
+	if st.next != "" {
+		add(NextStep, st.next)
 	}
 	add(Branch, st.branch)
 	if st.commit != "" {
@@ -359,6 +395,20 @@ func (b *builder) snapshot() []Fact {
 		add(ParkedQuestion, q)
 	}
 	return f
+}
+
+// commandNeedle is what shows a command: the command, or for one of several lines (a commit
+// message in a here-document) its first line that names the session.
+func commandNeedle(cmd, tok string) string {
+	if !strings.Contains(cmd, "\n") {
+		return cmd
+	}
+	for l := range strings.Lines(cmd) {
+		if strings.Contains(l, tok) {
+			return strings.TrimSpace(l)
+		}
+	}
+	return cmd
 }
 
 // statusSpellings are the ways a text may say that a command exited with code.
