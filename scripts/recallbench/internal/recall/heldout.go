@@ -455,7 +455,7 @@ var heldCommitWhat = []string{"keep amounts in integer cents", "parse negative a
 
 func (b *builder) heldMain() {
 	phrase := fmt.Sprintf(mainRequests[b.r.IntN(len(mainRequests))], b.tok)
-	b.prompt(fmt.Sprintf(pickFrom(b.ph.mains, b.s.Index, 0), phrase, b.tok))
+	b.prompt(fmt.Sprintf(b.ph.mains[b.s.Index%len(b.ph.mains)], phrase, b.tok))
 	b.st.main, b.st.last = phrase, phrase
 	b.say(fmt.Sprintf("I'll start by reading internal/%s/parse.go and its tests.", b.tok))
 	b.endTurn()
@@ -464,14 +464,14 @@ func (b *builder) heldMain() {
 func (b *builder) heldRequest() {
 	b.st.requestCount++
 	phrase := fmt.Sprintf(requests[(b.s.Index+b.st.requestCount*3)%len(requests)], b.tok)
-	b.prompt(fmt.Sprintf(pickFrom(b.ph.requests, b.s.Index, b.st.requestCount), phrase))
+	b.prompt(fmt.Sprintf(b.pickHeld(b.ph.requests), phrase))
 	b.st.last = phrase
 	b.say("On it.")
 	b.endTurn()
 }
 
 func (b *builder) heldTests(iter int, pass bool) {
-	run := pickFrom(b.ph.runners, b.s.Index, 0)
+	run := b.ph.runners[b.s.Index%len(b.ph.runners)]
 	cmd := fmt.Sprintf(run.cmd, b.tok)
 	b.st.testCmd = cmd
 	file := fileNames[b.r.IntN(8)]
@@ -494,7 +494,7 @@ func (b *builder) heldTests(iter int, pass bool) {
 }
 
 func (b *builder) heldCommit() {
-	form := pickFrom(b.ph.commits, b.s.Index, b.st.commits)
+	form := b.ph.commits[b.r.IntN(len(b.ph.commits))]
 	subject := fmt.Sprintf(form.subject, b.tok, heldCommitWhat[b.st.commits%len(heldCommitWhat)])
 	b.st.commits++
 	b.bash(fmt.Sprintf(form.cmd, subject), 0, fmt.Sprintf(form.out, b.st.branch, subject), "commit", subject)
@@ -505,7 +505,7 @@ func (b *builder) heldCommit() {
 
 func (b *builder) heldDeferral() {
 	idea := fmt.Sprintf(heldDeferralContents[(b.s.Index+len(b.st.deferred)*5)%len(heldDeferralContents)], b.tok)
-	b.prompt(fmt.Sprintf(pickFrom(b.ph.deferrals, b.s.Index, len(b.st.deferred)), idea))
+	b.prompt(fmt.Sprintf(b.pickHeld(b.ph.deferrals), idea))
 	b.st.deferred = append(b.st.deferred, idea)
 	b.say("Noted, I will leave that for later.")
 	b.endTurn()
@@ -518,14 +518,14 @@ func (b *builder) heldPending(ask, next bool) {
 	text := "That part is in place."
 	if next {
 		step := fmt.Sprintf(heldNextContents[(b.s.Index+b.st.nexts)%len(heldNextContents)], b.tok)
-		text += " " + fmt.Sprintf(pickFrom(b.ph.nexts, b.s.Index, b.st.nexts), step)
+		text += " " + fmt.Sprintf(b.pickHeld(b.ph.nexts), step)
 		b.st.nexts++
 		b.st.next = step
 	}
 	if ask {
 		what := fmt.Sprintf(heldQuestionContents[(b.s.Index+n)%len(heldQuestionContents)], b.tok)
-		text += " " + fmt.Sprintf(pickFrom(b.ph.questions, b.s.Index, n), what)
-		text += pickFrom(b.ph.closers, b.s.Index, n)
+		text += " " + fmt.Sprintf(b.pickHeld(b.ph.questions), what)
+		text += b.pickHeld(b.ph.closers)
 		b.st.asked++
 		b.st.pendingQ = what
 	}
@@ -535,7 +535,7 @@ func (b *builder) heldPending(ask, next bool) {
 func (b *builder) heldDecision() {
 	c := heldDecisionContents[(b.s.Index+len(b.st.decisions)*2)%len(heldDecisionContents)]
 	verb, noun := fmt.Sprintf(c[0], b.tok), fmt.Sprintf(c[1], b.tok)
-	form := pickFrom(b.ph.decisions, b.s.Index, len(b.st.decisions))
+	form := b.ph.decisions[b.r.IntN(len(b.ph.decisions))]
 	text := fmt.Sprintf(form.text, verb, noun, c[2], c[3])
 	what := noun
 	if strings.Contains(form.text, "%[1]s") {

@@ -70,9 +70,6 @@ func newPhrasebook(phrasing string) (*phrasebook, error) {
 	}, nil
 }
 
-// pickFrom returns one of list for the n-th use of it in the session: the session's index and n
-// spread the choices over the corpus, and a session uses a template again only when it has used
-// them all.
-func pickFrom[T any](list []T, index, n int) T {
-	return list[(index*7+n)%len(list)]
-}
+// pickHeld draws one of list from the session's seed: a held-out phrasing draws only where the
+// default draws nothing, and each choice is drawn apart, so that no two lists are paired.
+func (b *builder) pickHeld(list []string) string { return list[b.r.IntN(len(list))] }
