@@ -452,14 +452,10 @@ func Pending(text string) (question, next string) {
 	}
 	tail := splitSentences(last)
 	for i := len(tail) - 1; i >= 0 && i >= len(tail)-2; i-- {
-		if q := strings.Trim(tail[i], markup); strings.HasSuffix(q, "?") {
+		if q := strings.Trim(tail[i], markup); strings.HasSuffix(q, "?") || asksIndirectly(q) {
 			if i == len(tail)-1 || closer(tail[i+1]) {
 				question = oneLine(q, maxOutputRunes)
 			}
-			break
-		}
-		if i == len(tail)-1 && asksIndirectly(tail[i]) {
-			question = oneLine(tail[i], maxOutputRunes)
 			break
 		}
 	}
@@ -480,7 +476,9 @@ const markup = "*_`"
 
 // closer reports a sentence short enough to follow Claude's question without taking its place:
 // "Let me know.", "If not, I'll leave it as it is." (at most 60 bytes, and no question itself).
-func closer(s string) bool { return len(s) <= 60 && !strings.HasSuffix(strings.Trim(s, markup), "?") }
+func closer(s string) bool {
+	return len(s) <= 60 && !strings.HasSuffix(strings.Trim(s, markup), "?") && !asksIndirectly(s)
+}
 
 // asksIndirectly reports a sentence that asks without a question mark: "Let me know if I should
 // …", "Tell me whether you want …". A closer that asks nothing ("Let me know if you have any
