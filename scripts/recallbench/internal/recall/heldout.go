@@ -162,21 +162,21 @@ var heldDeferralContents = []string{
 }
 
 // runner is a test runner: its command, what a failing run prints and the line that says what
-// failed (the error fact's needle), its exit code, and what a passing run prints. In cmd and
-// pass %[1]s is the token.
+// failed (the error fact's needle), its exit code, and what a passing run prints. In cmd %[1]s
+// is the token and %[2]s its title case; in pass %[1]s is the token.
 type runner struct {
 	cmd  string
 	exit int
 	// fail is the k-th failing run's output and its error line, for the token and its title
-	// case, the total a test got and the one it wanted.
-	fail func(tok, title string, k, got, want int) (out, line string)
+	// case, the file the failing test covers, the total a test got and the one it wanted.
+	fail func(tok, title, file string, k, got, want int) (out, line string)
 	pass string
 }
 
 var heldRunners = []runner{
 	{ // pytest
 		cmd: "python -m pytest tests/test_%[1]s.py -q", exit: 1,
-		fail: func(tok, _ string, k, got, want int) (string, string) {
+		fail: func(tok, _, _ string, k, got, want int) (string, string) {
 			line := fmt.Sprintf("FAILED tests/test_%s.py::test_%s_total - assert %d == %d", tok, tok, got, want)
 			return fmt.Sprintf(`..F.                                                                     [100%%]
 =================================== FAILURES ===================================
@@ -197,7 +197,7 @@ tests/test_%[1]s.py:%[4]d: AssertionError
 	},
 	{ // jest
 		cmd: "npx jest src/%[1]s --silent", exit: 1,
-		fail: func(tok, _ string, k, got, want int) (string, string) {
+		fail: func(tok, _, _ string, k, got, want int) (string, string) {
 			name := []string{"keeps the sign of negative rows", "rounds half to even", "sums rows across pages", "skips empty rows"}[k%4]
 			line := fmt.Sprintf("● %s total › %s", tok, name)
 			return fmt.Sprintf(`FAIL src/%[1]s/total.test.js
@@ -227,7 +227,7 @@ Time:        0.412 s`, tok, name, line, got, want, 41+3*k), line
 	},
 	{ // cargo
 		cmd: "cargo test -p %[1]s", exit: 101,
-		fail: func(tok, _ string, k, got, want int) (string, string) {
+		fail: func(tok, _, _ string, k, got, want int) (string, string) {
 			line := fmt.Sprintf("assertion `left == right` failed: %s total of %d rows", tok, 12+k)
 			return fmt.Sprintf(`   Compiling %[1]s v0.3.0 (/home/dev/src/app/crates/%[1]s)
     Finished `+"`test`"+` profile [unoptimized + debuginfo] target(s) in 1.92s
@@ -261,7 +261,7 @@ error: test failed, to rerun pass `+"`-p %[1]s --lib`", tok, got, want, line, 41
 	},
 	{ // rspec
 		cmd: "bundle exec rspec spec/%[1]s", exit: 1,
-		fail: func(tok, title string, k, got, want int) (string, string) {
+		fail: func(tok, title, _ string, k, got, want int) (string, string) {
 			name := []string{"keeps the sign of negative rows", "rounds half to even", "sums rows across pages", "skips empty rows"}[k%4]
 			line := fmt.Sprintf("rspec ./spec/%s/total_spec.rb:%d # %s::Total %s", tok, 41+3*k, title, name)
 			return fmt.Sprintf(`..F
@@ -288,7 +288,7 @@ Failed examples:
 	},
 	{ // go, a build failure
 		cmd: "go test -count=1 ./internal/%[1]s/...", exit: 1,
-		fail: func(tok, title string, k, _, _ int) (string, string) {
+		fail: func(tok, title, _ string, k, _, _ int) (string, string) {
 			line := fmt.Sprintf("internal/%s/total.go:%d:9: undefined: round%sCents", tok, 41+3*k, title)
 			return fmt.Sprintf(`# github.com/acme/app/internal/%[1]s [github.com/acme/app/internal/%[1]s.test]
 %[2]s
@@ -300,7 +300,7 @@ FAIL`, tok, line), line
 	},
 	{ // vitest
 		cmd: "pnpm vitest run src/%[1]s", exit: 1,
-		fail: func(tok, _ string, k, got, want int) (string, string) {
+		fail: func(tok, _, _ string, k, got, want int) (string, string) {
 			name := []string{"keeps the sign of negative rows", "rounds half to even", "sums rows across pages", "skips empty rows"}[k%4]
 			line := fmt.Sprintf("src/%s/total.test.ts > %s total > %s", tok, tok, name)
 			return fmt.Sprintf(` ❯ src/%[1]s/total.test.ts (4 tests | 1 failed) 12ms
@@ -333,7 +333,7 @@ AssertionError: expected %[4]d to be %[5]d // Object.is equality
 	},
 	{ // python's unittest
 		cmd: "python -m unittest tests.test_%[1]s -v", exit: 1,
-		fail: func(tok, title string, k, got, want int) (string, string) {
+		fail: func(tok, title, _ string, k, got, want int) (string, string) {
 			line := fmt.Sprintf("AssertionError: %d != %d : %s total of %d rows", got, want, tok, 12+k)
 			return fmt.Sprintf(`test_parses_rows (tests.test_%[1]s.TotalTest.test_parses_rows) ... ok
 test_total_keeps_sign (tests.test_%[1]s.TotalTest.test_total_keeps_sign) ... FAIL
@@ -355,7 +355,7 @@ FAILED (failures=1)`, tok, line, 41+3*k, want, 12+k), line
 	},
 	{ // gradle and JUnit
 		cmd: "./gradlew :%[1]s:test --tests '*TotalTest'", exit: 1,
-		fail: func(tok, _ string, k, got, want int) (string, string) {
+		fail: func(tok, _, _ string, k, got, want int) (string, string) {
 			line := fmt.Sprintf("org.opentest4j.AssertionFailedError: %s total of %d rows", tok, 12+k)
 			return fmt.Sprintf(`> Task :%[1]s:compileJava UP-TO-DATE
 > Task :%[1]s:test FAILED
@@ -379,7 +379,7 @@ BUILD FAILED in 3s`, tok, line, got, want, 41+3*k), line
 	},
 	{ // mix (ExUnit)
 		cmd: "mix test test/%[1]s/total_test.exs", exit: 2,
-		fail: func(tok, title string, k, got, want int) (string, string) {
+		fail: func(tok, title, _ string, k, got, want int) (string, string) {
 			line := fmt.Sprintf("%s total of %d rows", tok, 12+k)
 			return fmt.Sprintf(`..
 
@@ -402,7 +402,7 @@ Randomized with seed 412093`, tok, title, line, got, 41+3*k, want, 44+3*k), line
 	},
 	{ // mocha
 		cmd: "npx mocha test/%[1]s.spec.js", exit: 1,
-		fail: func(tok, _ string, k, got, want int) (string, string) {
+		fail: func(tok, _, _ string, k, got, want int) (string, string) {
 			line := fmt.Sprintf("AssertionError [ERR_ASSERTION]: %s total of %d rows", tok, 12+k)
 			return fmt.Sprintf(`
   %[1]s total
@@ -467,29 +467,6 @@ func (b *builder) heldRequest() {
 	b.prompt(fmt.Sprintf(b.pickHeld(b.ph.requests), phrase))
 	b.st.last = phrase
 	b.say("On it.")
-	b.endTurn()
-}
-
-func (b *builder) heldTests(iter int, pass bool) {
-	run := b.ph.runners[b.s.Index%len(b.ph.runners)]
-	cmd := fmt.Sprintf(run.cmd, b.tok)
-	b.st.testCmd = cmd
-	file := fileNames[b.r.IntN(8)]
-	for k := range iter {
-		want := 1300 + 7*k + b.r.IntN(5)
-		out, line := run.fail(b.tok, b.title, k, want-1, want)
-		b.bash(cmd, run.exit, out)
-		b.st.err = line
-		b.say("The test still fails. Adjusting the rounding.")
-		path := fmt.Sprintf("internal/%s/%s.go", b.tok, file)
-		b.add(Step{Kind: "edit", Path: path})
-		b.edited(path)
-	}
-	if pass {
-		b.bash(cmd, 0, fmt.Sprintf(run.pass, b.tok))
-		b.st.err = ""
-		b.say("The tests pass now.")
-	}
 	b.endTurn()
 }
 

@@ -126,20 +126,20 @@ func (b *builder) bash(cmd string, exit int, out string, git ...string) {
 }
 
 // tests runs the session's test command iter times, failing each time with a new error line and
-// an edit in between, then once more passing when pass is set.
+// an edit in between, then once more passing when pass is set: go test, or with a held-out
+// phrasing the session's runner.
 func (b *builder) tests(iter int, pass bool) {
+	run := goTest
 	if b.ph != nil {
-		b.heldTests(iter, pass)
-		return
+		run = b.ph.runners[b.s.Index%len(b.ph.runners)]
 	}
 	file := fileNames[b.r.IntN(8)]
-	cmd := fmt.Sprintf("go test ./internal/%s/ -run Test%s", b.tok, b.title)
+	cmd := fmt.Sprintf(run.cmd, b.tok, b.title)
 	b.st.testCmd = cmd
 	for k := range iter {
 		want := 1300 + 7*k + b.r.IntN(5)
-		line := fmt.Sprintf("%s_test.go:%d: %s total = %d, want %d", file, 41+3*k, b.tok, want-1, want)
-		out := fmt.Sprintf("--- FAIL: Test%s (0.01s)\n    %s\nFAIL\nFAIL\tgithub.com/acme/app/internal/%s\t0.012s\nFAIL", b.title, line, b.tok)
-		b.bash(cmd, 1, out)
+		out, line := run.fail(b.tok, b.title, file, k, want-1, want)
+		b.bash(cmd, run.exit, out)
 		b.st.err = line
 		b.say("The test still fails: the total is off by one. Adjusting the rounding.")
 		path := fmt.Sprintf("internal/%s/%s.go", b.tok, file)
@@ -147,11 +147,21 @@ func (b *builder) tests(iter int, pass bool) {
 		b.edited(path)
 	}
 	if pass {
-		b.bash(cmd, 0, fmt.Sprintf("ok  \tgithub.com/acme/app/internal/%s\t0.011s", b.tok))
+		b.bash(cmd, 0, fmt.Sprintf(run.pass, b.tok))
 		b.st.err = ""
 		b.say("The tests pass now.")
 	}
 	b.endTurn()
+}
+
+// goTest is the default corpus's runner.
+var goTest = runner{
+	cmd: "go test ./internal/%[1]s/ -run Test%[2]s", exit: 1,
+	fail: func(tok, title, file string, k, got, want int) (string, string) {
+		line := fmt.Sprintf("%s_test.go:%d: %s total = %d, want %d", file, 41+3*k, tok, got, want)
+		return fmt.Sprintf("--- FAIL: Test%s (0.01s)\n    %s\nFAIL\nFAIL\tgithub.com/acme/app/internal/%s\t0.012s\nFAIL", title, line, tok), line
+	},
+	pass: "ok  \tgithub.com/acme/app/internal/%[1]s\t0.011s",
 }
 
 var commitSubjects = []string{"keep amounts in integer cents", "parse negative amounts", "retry on timeouts",
