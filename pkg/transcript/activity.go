@@ -654,6 +654,7 @@ func mayDecide(b []byte) bool {
 	}
 	// Without the first letter, so that a capital at a sentence's start matches too.
 	return bytes.Contains(b, []byte("ecid")) || bytes.Contains(b, []byte("ecision")) || bytes.Contains(b, []byte("greed")) || bytes.Contains(b, []byte("go with")) ||
+		bytes.Contains(b, []byte("oing with")) ||
 		bytes.Contains(b, []byte("ettled")) || bytes.Contains(b, []byte("pted for")) || bytes.Contains(b, []byte("hose")) ||
 		bytes.Contains(b, []byte("tick with")) || bytes.Contains(b, []byte("oing forward")) || bytes.Contains(b, []byte("rom here on")) ||
 		bytes.Contains(b, []byte("inal call")) || bytes.Contains(b, []byte("et's")) || bytes.Contains(b, []byte("et’s")) ||
