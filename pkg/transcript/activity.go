@@ -648,8 +648,12 @@ const (
 	maxDecisionLine = 32 << 10
 )
 
+// mayDecide reports whether a line may state a decision, with byte tests that spare the parse of
+// the others. Only a prompt (a user line; tool results are passed over before) or a line holding
+// a text block states one, so that the words are looked for in those alone, not in the tool uses
+// (an Edit's or a Write's content) that make most of an assistant's bytes.
 func mayDecide(b []byte) bool {
-	if len(b) > maxDecisionLine {
+	if len(b) > maxDecisionLine || !bytes.Contains(b[:min(len(b), toolResultHead)], []byte(`"type":"user"`)) && !bytes.Contains(b, []byte(`"type":"text"`)) {
 		return false
 	}
 	// Without the first letter, so that a capital at a sentence's start matches too.

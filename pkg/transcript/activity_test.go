@@ -264,15 +264,19 @@ func TestTelling(t *testing.T) {
 }
 
 // mayDecide, the byte test that spares a line the parse, lets through every line that may state a
-// decision: every word and form statesDecision reads, at a sentence's start (capitalised) too.
+// decision: a prompt or a text with every word and form statesDecision reads, at a sentence's
+// start (capitalised) too; not a tool use that holds them.
 func TestMayDecideAdmitsEveryForm(t *testing.T) {
 	forms := append([]string{"stick with x", "going forward, x", "x from here on", "settled: x", "final call: x",
 		"let's x; y", "let us x; y", "make it x; y", "let’s x; y"}, decisionWords...)
 	for _, f := range forms {
 		for _, s := range []string{f, strings.ToUpper(f[:1]) + f[1:]} {
-			if !mayDecide([]byte(`{"text":"` + s + `"}`)) {
+			if !mayDecide([]byte(`{"type":"user","message":{"content":"`+s+`"}}`)) || !mayDecide([]byte(`{"type":"assistant","message":{"content":[{"type":"text","text":"`+s+`"}]}}`)) {
 				t.Errorf("mayDecide passes over %q", s)
 			}
 		}
+	}
+	if mayDecide([]byte(`{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Write","input":{"content":"We decided to keep SQLite."}}]}}`)) {
+		t.Error("mayDecide lets through a tool use")
 	}
 }
