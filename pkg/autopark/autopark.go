@@ -19,6 +19,7 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/parking"
 	"github.com/cairn-hooks/cairn/pkg/plain"
 	"github.com/cairn-hooks/cairn/pkg/redact"
+	"github.com/cairn-hooks/cairn/pkg/transcript"
 )
 
 // The rules (the original /session workflow's behavioural rule, made deterministic:
@@ -121,6 +122,15 @@ var DeferralPhrases = []string{
 	"it after the release",
 	"in a follow-up",
 	"as a follow-up",
+	"for a follow-up",
+	"for a follow-up pr",
+	"in a follow-up pr",
+	"just not in this change",
+	"just not in this pr",
+	"someday list",
+	"we'll get to it",
+	"we'll get to that",
+	"we'll get to this",
 	"out of scope for now",
 	"for another time",
 	"for another day",
@@ -634,18 +644,26 @@ func joins(r rune) bool {
 // non-empty line, when that line ends with '?' (closing markup such as ** or a quote ignored) —
 // and the options listed right above it: the list items
 // ("- …", "* …", "1. …", "b) …", "Option …") that end just before the question's line, blank
-// lines aside, at most maxOptions of them.
+// lines aside, at most maxOptions of them. A message that ends otherwise may still end on a
+// question, as the session record reads it (transcript.Pending): one followed by a short
+// sentence ("… the export? Let me know.", or "Let me know what you think!" as a paragraph of
+// its own), or one asked without a question mark ("Let me know if I should …"); it has no
+// options.
 func question(assistant string) (q, options string, ok bool) {
 	s := strings.TrimRight(assistant, " \t\r\n")
 	if len(s) > maxScan {
 		s = s[len(s)-maxScan:]
 	}
+	whole := s
 	above := ""
 	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
 		s, above = s[i+1:], s[:i]
 	}
 	s = strings.TrimRight(s, " \t*_`\"')]”’")
 	if !strings.HasSuffix(s, "?") {
+		if q, _ := transcript.Pending(whole); q != "" {
+			return plain.Line(q, 0), "", true
+		}
 		return "", "", false
 	}
 	start := 0

@@ -52,6 +52,19 @@ func TestDecideQuestionRule(t *testing.T) {
 			t.Errorf("assistant %q: parked %+v", a, b)
 		}
 	}
+	// A question followed by a short sentence or a short paragraph, or asked without a question
+	// mark, is still the question the message ends on; a closer that asks nothing is not one.
+	for a, q := range map[string]string{
+		"Should I add retries? Let me know.":                               "Should I add retries?",
+		"Would you like me to add retries?\n\nLet me know what you think!": "Would you like me to add retries?",
+		"Tests pass. Let me know if I should add retries.":                 "Let me know if I should add retries",
+		"Done. Let me know if you have any questions.":                     "",
+	} {
+		b, ok := decide("Add a health check endpoint to the server", a)
+		if ok != (q != "") || ok && !strings.HasSuffix(b.Summary, "Pending: "+q) {
+			t.Errorf("assistant %q: parked %q %v, want the question %q", a, b.Summary, ok, q)
+		}
+	}
 	// Closing markup around the question is ignored; the question is the line's last sentence.
 	b, ok = decide("Refactor the parser into its own package now", "Done.\n**Want me to also update the docs?**")
 	if !ok || !strings.HasSuffix(b.Summary, "Pending: Want me to also update the docs?") {
@@ -181,12 +194,21 @@ func TestFindDeferralRules(t *testing.T) {
 		{"ok, PARK IT.", "park it"},
 		// The first deferral that defers, wherever the phrases that do not are.
 		{"Cache it for later calls. Also, park this.", "park this"},
+		// Put off to a follow-up, out of this change, to the someday list, "we'll get to it".
+		{"Let's save the cache work for a follow-up PR.", "for a follow-up pr"},
+		{"The retry budget can go in a follow-up PR.", "in a follow-up pr"},
+		{"Ask the API for a follow-up token.", ""},
+		{"We should split the config eventually, just not in this change.", "just not in this change"},
+		{"The bug is not in this change, look at main.", ""},
+		{"Add to the someday list: a health endpoint.", "someday list"},
+		{"Don't add it yet, we'll get to it after the launch.", "we'll get to it"},
+		{"We'll get to the root cause once the logs are in.", ""},
 	} {
 		ph, at, ok := phraseAt(tc.prompt)
 		if ph != tc.phrase || ok != (tc.phrase != "") {
 			t.Errorf("phraseAt(%q) = %q, want %q", tc.prompt, ph, tc.phrase)
 		}
-		if ok && tc.phrase != "" && !strings.HasPrefix(strings.ToLower(tc.prompt[at:]), strings.Fields(tc.phrase)[0][:3]) {
+		if ok && tc.phrase != "" && !strings.HasPrefix(strings.ToLower(tc.prompt[at:]), head(strings.Fields(tc.phrase)[0], 3)) {
 			t.Errorf("phraseAt(%q): offset %d is not the phrase's", tc.prompt, at)
 		}
 	}

@@ -37,7 +37,7 @@ var categories = []struct{ name, want string }{
 // rules were last changed (the misses are listed in docs/PARKING.md).
 const (
 	minDeferralRecall = 0.90
-	minQuestionRecall = 44.0 / 46
+	minQuestionRecall = 47.0 / 49
 )
 
 type corpusCase struct {

@@ -2,6 +2,7 @@ package brief
 
 import (
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 	"time"
@@ -183,7 +184,7 @@ func HandoffPointer(p Pointer, now time.Time) string {
 		head.WriteString(line("working on", p.Doing, maxDoingRunes))
 	}
 	if !said(r.First) {
-		head.WriteString(line("started for", firstSentence(r.First), maxFirstRunes))
+		head.WriteString(line("started for", opening(r.First), maxFirstRunes))
 	}
 	if r.Question != "" {
 		rest.WriteString(line("Claude asked", r.Question, maxPointerRunes))
@@ -306,11 +307,17 @@ func openTasks(listed, pending []string, doing string) []string {
 	return out
 }
 
-// firstSentence is s up to the end of its first sentence, or s.
-func firstSentence(s string) string {
+// minOpening is the shortest opening that says what a session was started for: a first
+// sentence shorter is a greeting or a preamble ("Hey!", "Context: we release on Friday."), and
+// the sentences after it come with it.
+const minOpening = 40
+
+// opening is s up to the end of its first sentence, or of the first sentences that together make
+// minOpening bytes; or s.
+func opening(s string) string {
 	s = plain.Line(s, 0)
 	for i := 0; i+1 < len(s); i++ {
-		if (s[i] == '.' || s[i] == '!' || s[i] == '?') && s[i+1] == ' ' {
+		if (s[i] == '.' || s[i] == '!' || s[i] == '?') && s[i+1] == ' ' && i+1 >= minOpening {
 			return s[:i+1]
 		}
 	}
@@ -343,12 +350,23 @@ func pointerCommands(r checkpoint.Record) []checkpoint.Command {
 	return out
 }
 
-// testWords mark a command that runs tests.
-var testWords = []string{"go test", "pytest", "npm test", "npm run test", "yarn test", "pnpm test", "cargo test", "make test", "mvn test", "gradle test", "jest", "vitest", "rspec", "phpunit", "ctest", "tox"}
+// testWords mark a command that runs tests; so does a build tool's test subcommand (testTools:
+// "mix test", "dotnet test", "cd app && bun test").
+var (
+	testWords = []string{"go test", "pytest", "npm test", "npm run test", "yarn test", "pnpm test", "cargo test", "make test", "mvn test", "gradle test", "jest", "vitest", "rspec", "phpunit", "ctest", "tox", "unittest"}
+	testTools = []string{"go", "cargo", "npm", "yarn", "pnpm", "bun", "deno", "mix", "dotnet", "swift", "make", "mvn", "gradle", "gradlew", "sbt", "lein", "stack", "cabal", "dart", "flutter", "rake", "bazel", "zig"}
+)
 
 func isTest(c checkpoint.Command) bool {
-	for _, w := range testWords {
-		if strings.Contains(c.Line, w) {
+	if slices.ContainsFunc(testWords, func(w string) bool { return strings.Contains(c.Line, w) }) {
+		return true
+	}
+	for _, part := range strings.FieldsFunc(c.Line, func(r rune) bool { return r == '&' || r == ';' || r == '|' }) {
+		f := strings.Fields(part)
+		for len(f) > 0 && strings.Contains(f[0], "=") {
+			f = f[1:] // an environment variable: "CI=1 mix test"
+		}
+		if len(f) >= 2 && f[1] == "test" && slices.Contains(testTools, path.Base(f[0])) {
 			return true
 		}
 	}

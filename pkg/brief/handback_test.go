@@ -206,3 +206,42 @@ func TestHandoffPointerFillsTheBudget(t *testing.T) {
 		t.Errorf("%d characters:\n%s", utf16Len(out), out)
 	}
 }
+
+// What a session was started for is its first request's first sentence, with the sentences after
+// a greeting or a preamble too short to say it.
+func TestOpening(t *testing.T) {
+	for in, want := range map[string]string{
+		"Please look at this: the lexer drops the sign of negative amounts. Start with lexer.go.": "Please look at this: the lexer drops the sign of negative amounts.",
+		"Hey! Quick one today: move the ledger store to the new schema. The code is in ledger/.":  "Hey! Quick one today: move the ledger store to the new schema.",
+		"Context: we release on Friday. Problem: the parser panics. Please look into it.":         "Context: we release on Friday. Problem: the parser panics.",
+		"Fix the flaky test":   "Fix the flaky test",
+		"Hi! Hello. Yes.":      "Hi! Hello. Yes.",
+		"":                     "",
+		"Why?\nIt fails. Now.": "Why? It fails. Now.",
+	} {
+		if got := opening(in); got != want {
+			t.Errorf("opening(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A test run is told by the runner's name or by a build tool's test subcommand, wherever it
+// stands in the command line; a word "test" elsewhere is not one.
+func TestIsTest(t *testing.T) {
+	for line, want := range map[string]bool{
+		"go test ./...":                           true,
+		"python -m pytest tests/ -q":              true,
+		"python -m unittest tests.test_ledger -v": true,
+		"mix test test/ledger_test.exs":           true,
+		"cd api && CI=1 dotnet test":              true,
+		"./gradlew test":                          true,
+		"git commit -m test":                      false,
+		"echo test > out.txt":                     false,
+		"test -f go.mod && go build ./...":        false,
+		"grep -rn test internal/":                 false,
+	} {
+		if got := isTest(checkpoint.Command{Line: line}); got != want {
+			t.Errorf("isTest(%q) = %v, want %v", line, got, want)
+		}
+	}
+}

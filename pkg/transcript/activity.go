@@ -262,22 +262,40 @@ func failure(out string) (status, line string) {
 }
 
 // tellingWords mark the output line that says what went wrong, in the order they are preferred.
-var tellingWords = []string{"--- FAIL", "FAIL", "panic:", "Error", "error", "undefined", "failed", "Traceback", "expected", "not found"}
+var tellingWords = []string{"--- FAIL", "FAIL", "panic:", "panicked at", "Error", "error", "undefined", "failed", "Traceback", "expected", "not found"}
 
-// telling picks the line of a failed command's output that says what went wrong: the first that
-// holds one of tellingWords (earlier words first), a Go test failure with the line after it;
-// otherwise the last non-empty line.
+// telling picks the line of a failed command's output that says what went wrong: a Python
+// traceback's exception; else the first line that holds one of tellingWords (earlier words
+// first), a Go test failure or a Rust panic with the line after it; else the first numbered
+// failure ("1) …") with the line that follows it that is not a file position; otherwise the
+// last non-empty line. Lines that only frame the report say nothing of what went wrong and are
+// passed over (said): a banner ("===== FAILURES ====="), a count ("1 failed, 3 passed in
+// 0.12s", "test result: FAILED. 3 passed; 1 failed"), a test's status ("test parse ... FAILED"),
+// a package's ("FAIL\tpkg\t0.01s", "FAIL") or make's.
 func telling(out string) string {
 	lines := strings.Split(out, "\n")
+	if l := exception(lines); l != "" {
+		return oneLine(l, maxOutputRunes)
+	}
 	for _, w := range tellingWords {
 		for i, l := range lines {
-			if !strings.Contains(l, w) {
+			if !strings.Contains(l, w) || !said(l) {
 				continue
 			}
 			t := strings.TrimSpace(l)
-			if strings.HasPrefix(t, "--- FAIL") && i+1 < len(lines) && strings.HasPrefix(lines[i+1], " ") {
-				if next := strings.TrimSpace(lines[i+1]); next != "" {
+			if strings.HasPrefix(t, "--- FAIL") && i+1 < len(lines) && strings.HasPrefix(lines[i+1], " ") || strings.Contains(t, "panicked at") {
+				if next := strings.TrimSpace(at(lines, i+1)); next != "" {
 					t += " — " + next
+				}
+			}
+			return oneLine(t, maxOutputRunes)
+		}
+	}
+	for i, l := range lines {
+		if t := strings.TrimSpace(l); strings.HasPrefix(t, "1) ") {
+			for _, n := range lines[i+1 : min(len(lines), i+4)] {
+				if n = strings.TrimSpace(n); n != "" && !position(n) {
+					return oneLine(t+" — "+n, maxOutputRunes)
 				}
 			}
 			return oneLine(t, maxOutputRunes)
@@ -289,6 +307,85 @@ func telling(out string) string {
 		}
 	}
 	return ""
+}
+
+func at(lines []string, i int) string {
+	if i < len(lines) {
+		return lines[i]
+	}
+	return ""
+}
+
+// exception returns a Python traceback's last word: the first line after "Traceback (most recent
+// call last):" that is not indented ("ValueError: …"), or "".
+func exception(lines []string) string {
+	for i, l := range lines {
+		if !strings.HasPrefix(strings.TrimSpace(l), "Traceback (most recent call last)") {
+			continue
+		}
+		indent := len(l) - len(strings.TrimLeft(l, " "))
+		for _, n := range lines[i+1:] {
+			if t := strings.TrimSpace(n); t != "" && len(n)-len(strings.TrimLeft(n, " ")) <= indent {
+				return t
+			}
+		}
+	}
+	return ""
+}
+
+// said reports whether a line of a failed command's output may say what went wrong: it is not
+// one of the lines that only frame a test report (telling).
+func said(l string) bool {
+	t := strings.TrimSpace(l)
+	f := strings.Fields(t)
+	switch {
+	case len(f) == 0:
+		return false
+	case banner(t):
+		return false
+	case strings.Contains(t, " ... ") && slices.Contains([]string{"FAIL", "FAILED", "ERROR"}, f[len(f)-1]):
+		return false // a test's status: "test tests::total ... FAILED"
+	case (f[0] == "FAIL" || f[0] == "FAILED") && (len(f) == 1 || len(f) <= 4 && strings.ContainsAny(f[1], "/.") && !strings.Contains(t, ": ")):
+		return false // a package's status: "FAIL", "FAIL\tgithub.com/x/y\t0.01s", "FAIL\tx/y [build failed]"
+	case strings.Contains(t, ": *** ["):
+		return false // make's: "make: *** [Makefile:2: main.o] Error 1"
+	}
+	return !counts(t)
+}
+
+// banner reports a line drawn with one character at both ends: "===== FAILURES =====",
+// "____ test_total ____", "---- tests::total stdout ----".
+func banner(t string) bool {
+	r := []rune(t)
+	if len(r) < 6 || !strings.ContainsRune("=-_*~#⎯━─", r[0]) {
+		return false
+	}
+	n := len(r)
+	return r[1] == r[0] && r[2] == r[0] && r[n-1] == r[0] && r[n-2] == r[0] && r[n-3] == r[0]
+}
+
+// countWords follow a number in a report's count of its results.
+var countWords = []string{"failed", "failed;", "failed,", "failure", "failures", "failures,", "passed", "passed,", "passed;", "tests", "tests,", "examples,", "errors", "error,", "total"}
+
+// counts reports a line that counts results ("1 failed, 3 passed in 0.12s", "FAILED
+// (failures=1)", "4 tests, 1 failure") rather than saying what failed.
+func counts(t string) bool {
+	if strings.Contains(t, "(failures=") || strings.Contains(t, "(errors=") {
+		return true
+	}
+	f := strings.Fields(strings.ToLower(t))
+	for i := 0; i+1 < len(f); i++ {
+		if strings.Trim(f[i], "0123456789") == "" && slices.Contains(countWords, f[i+1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// position reports a line that is only a file position: "test/ledger/total_test.exs:41".
+func position(t string) bool {
+	i := strings.LastIndexByte(t, ':')
+	return i > 0 && !strings.Contains(t, " ") && strings.Trim(t[i+1:], "0123456789") == "" && i+1 < len(t)
 }
 
 // commitLine reads the line git commit prints, "[main 1a2b3c4] subject" ("[main
@@ -337,20 +434,27 @@ func oneLine(s string, max int) string {
 }
 
 // Pending reads Claude's last message for what it left open: the question it ended on (the last
-// sentence with a question mark in the last paragraph, followed by at most one short sentence)
-// and the next step it stated ("Next, I'll …", "The next step is …", "Then I'll …"). Either is
-// "" when the message has none. Both are one line, cut to maxOutputRunes.
+// sentence with a question mark in the last paragraph, followed by at most one short sentence,
+// which may also be a paragraph of its own; or a last sentence that asks without one, "Let me
+// know if I should …") and the next step it stated ("Next, I'll …", "The next step is …", "Now
+// I'll …", "I'll … now"). Either is "" when the message has none. Both are one line, cut to
+// maxOutputRunes.
 func Pending(text string) (question, next string) {
 	text = strings.TrimSpace(strings.ReplaceAll(text, "\r\n", "\n"))
 	last := text
 	if i := strings.LastIndex(text, "\n\n"); i >= 0 {
 		last = text[i+2:]
+		if s := splitSentences(last); len(s) == 1 && closer(s[0]) && !strings.Contains(last, "\n") {
+			// "Let me know what you think!" on its own: the question is the paragraph's before.
+			// (A block of code after the question is not a closing line.)
+			last = text[max(0, strings.LastIndex(text[:i], "\n\n")):i] + "\n" + last
+		}
 	}
 	tail := splitSentences(last)
 	for i := len(tail) - 1; i >= 0 && i >= len(tail)-2; i-- {
-		if strings.HasSuffix(tail[i], "?") {
-			if i == len(tail)-1 || len(tail[i+1]) <= 60 {
-				question = oneLine(tail[i], maxOutputRunes)
+		if q := strings.Trim(tail[i], markup); strings.HasSuffix(q, "?") || asksIndirectly(q) {
+			if i == len(tail)-1 || closer(tail[i+1]) {
+				question = oneLine(q, maxOutputRunes)
 			}
 			break
 		}
@@ -358,16 +462,60 @@ func Pending(text string) (question, next string) {
 	sentences := splitSentences(text)
 	for i := len(sentences) - 1; i >= 0; i-- {
 		l := strings.ToLower(sentences[i])
-		for _, p := range nextStepPrefixes {
-			if strings.HasPrefix(l, p) || strings.Contains(l, " next step") {
-				return question, oneLine(sentences[i], maxOutputRunes)
-			}
+		if strings.Contains(l, " next step") || statesOwnStep(l) || slices.ContainsFunc(nextStepPrefixes, func(p string) bool { return strings.HasPrefix(l, p) }) {
+			return question, oneLine(sentences[i], maxOutputRunes)
 		}
 	}
 	return question, ""
 }
 
-var nextStepPrefixes = []string{"next,", "next ", "then i'll", "then i will", "after that", "the next step", "my next step", "i'll next", "i will next", "next step"}
+var nextStepPrefixes = []string{"next,", "next ", "then i'll", "then i will", "after that", "the next step", "my next step", "i'll next", "i will next", "next step", "my plan"}
+
+// markup may wrap a sentence: "**Should I also backport it?**".
+const markup = "*_`"
+
+// closer reports a sentence short enough to follow Claude's question without taking its place:
+// "Let me know.", "If not, I'll leave it as it is." (at most 60 bytes, and no question itself).
+func closer(s string) bool {
+	return len(s) <= 60 && !strings.HasSuffix(strings.Trim(s, markup), "?") && !asksIndirectly(s)
+}
+
+// asksIndirectly reports a sentence that asks without a question mark: "Let me know if I should
+// …", "Tell me whether you want …". A closer that asks nothing ("Let me know if you have any
+// questions") is not one: the "if" must be about what Claude is to do.
+func asksIndirectly(s string) bool {
+	l := strings.ToLower(strings.ReplaceAll(s, "’", "'"))
+	for _, lead := range []string{"let me know if ", "let me know whether ", "tell me if ", "tell me whether "} {
+		if rest, ok := strings.CutPrefix(l, lead); ok {
+			for _, who := range []string{"i should ", "you want ", "you'd like ", "you would like ", "we should "} {
+				if strings.HasPrefix(rest, who) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// ownStepLeads may open a sentence in which Claude says what it does next: "Now I'll …",
+// "After this, I'll …", "Following up, I will …".
+var ownStepLeads = []string{"", "now ", "now, ", "after this, ", "after that, ", "following up, ", "then ", "then, "}
+
+// statesOwnStep reports a sentence (lower case) in which Claude states its own next action: it
+// opens with "I'll" or "I will", after at most one of ownStepLeads. A step put off ("I will leave
+// that for later") is not the next one.
+func statesOwnStep(l string) bool {
+	l = strings.ReplaceAll(l, "’", "'")
+	if strings.Contains(l, "later") {
+		return false
+	}
+	for _, lead := range ownStepLeads {
+		if rest, ok := strings.CutPrefix(l, lead); ok && (strings.HasPrefix(rest, "i'll ") || strings.HasPrefix(rest, "i will ")) {
+			return true
+		}
+	}
+	return false
+}
 
 // splitSentences cuts text after each ".", "!" or "?" that ends a word and at line ends, dropping
 // empty pieces, list markers and code fences.
@@ -431,6 +579,68 @@ func (lim limits) firstPromptAt(r io.ReaderAt, size int64) (string, error) {
 // decisionWords mark a sentence that states a decision, in a prompt or in Claude's text.
 var decisionWords = []string{"decided", "decision", "we agreed", "agreed to", "let's go with", "we'll go with", "going with", "we chose", "settled on", "opted for"}
 
+// statesDecision reports a sentence (lower case, ’ read as ') that states a decision: it holds one
+// of decisionWords; or it makes a choice ("Stick with …", "We'll stick with …"), sets a rule from
+// now on ("Going forward, we …", "… from here on."), opens with a label ("Settled: …", "Final
+// call: …"), or proposes a course and gives its reason in the same sentence ("Let's drop the v1
+// endpoint; no client calls it"). Each form is held to where it decides: "the worker will stick
+// with the first server", "going forward from line 40", "Settled: 3 of 4 payments" and "let's
+// look at the logs since …" decide nothing.
+func statesDecision(l string) bool {
+	if slices.ContainsFunc(decisionWords, func(w string) bool { return strings.Contains(l, w) }) {
+		return true
+	}
+	for _, w := range []string{"stick with ", "let's stick with ", "we'll stick with ", "we will stick with ", "i'll stick with ", "i will stick with "} {
+		if strings.HasPrefix(l, w) {
+			return true
+		}
+	}
+	for _, label := range []string{"settled: ", "final call: "} {
+		if rest, ok := strings.CutPrefix(l, label); ok && rest != "" && rest[0] >= 'a' && rest[0] <= 'z' {
+			return true
+		}
+	}
+	body := strings.TrimRight(l, ".!")
+	for _, w := range []string{"going forward", "from here on"} {
+		// At a clause's edge: "Going forward, we …", "… from here on."
+		for rest := body; ; {
+			i := strings.Index(rest, w)
+			if i < 0 {
+				break
+			}
+			if after := rest[i+len(w):]; after == "" || after[0] == ',' {
+				return true
+			}
+			rest = rest[i+len(w):]
+		}
+	}
+	return justified(l)
+}
+
+// proposalLeads open a sentence that proposes a course ("Let's drop the v1 endpoint", "Make it
+// integer cents"); with a reason given in the same sentence (reasonMarks) it states a decision.
+// Without one it is an ordinary request ("Let's look at the logs"), and so is one that explores
+// (exploreWords: "let's look at the logs since the test fails on CI").
+var (
+	proposalLeads = []string{"let's ", "let us ", "make it "}
+	reasonMarks   = []string{"; ", " because ", " since ", " — ", " so that "}
+	exploreWords  = []string{"look", "see", "check", "run", "rerun", "try", "test", "debug", "figure", "find", "investigate", "dig", "read", "review", "start", "begin", "keep going", "wait", "move on", "continue", "first"}
+)
+
+// justified reports a sentence (lower case) that proposes a course and gives its reason.
+func justified(l string) bool {
+	for _, p := range proposalLeads {
+		rest, ok := strings.CutPrefix(l, p)
+		if !ok || slices.ContainsFunc(exploreWords, func(w string) bool { return rest == w || strings.HasPrefix(rest, w+" ") }) {
+			continue
+		}
+		if slices.ContainsFunc(reasonMarks, func(m string) bool { return strings.Contains(rest, m) }) {
+			return true
+		}
+	}
+	return false
+}
+
 // maxDecisions bounds the decisions an Activity keeps; maxDecisionLine is the longest line
 // looked at for one (a tool's output is not where decisions are stated).
 const (
@@ -438,13 +648,21 @@ const (
 	maxDecisionLine = 32 << 10
 )
 
+// mayDecide reports whether a line may state a decision, with byte tests that spare the parse of
+// the others. Only a prompt (a user line; tool results are passed over before) or a line holding
+// a text block states one, so that the words are looked for in those alone, not in the tool uses
+// (an Edit's or a Write's content) that make most of an assistant's bytes.
 func mayDecide(b []byte) bool {
-	if len(b) > maxDecisionLine {
+	if len(b) > maxDecisionLine || !bytes.Contains(b[:min(len(b), toolResultHead)], []byte(`"type":"user"`)) && !bytes.Contains(b, []byte(`"type":"text"`)) {
 		return false
 	}
 	// Without the first letter, so that a capital at a sentence's start matches too.
 	return bytes.Contains(b, []byte("ecid")) || bytes.Contains(b, []byte("ecision")) || bytes.Contains(b, []byte("greed")) || bytes.Contains(b, []byte("go with")) ||
-		bytes.Contains(b, []byte("ettled on")) || bytes.Contains(b, []byte("pted for")) || bytes.Contains(b, []byte("hose"))
+		bytes.Contains(b, []byte("oing with")) ||
+		bytes.Contains(b, []byte("ettled")) || bytes.Contains(b, []byte("pted for")) || bytes.Contains(b, []byte("hose")) ||
+		bytes.Contains(b, []byte("tick with")) || bytes.Contains(b, []byte("oing forward")) || bytes.Contains(b, []byte("rom here on")) ||
+		bytes.Contains(b, []byte("inal call")) || bytes.Contains(b, []byte("et's")) || bytes.Contains(b, []byte("et’s")) ||
+		bytes.Contains(b, []byte("et us")) || bytes.Contains(b, []byte("ake it"))
 }
 
 // decisions notes the sentences of a prompt or of Claude's text that state a decision.
@@ -471,12 +689,8 @@ func (a *activityScan) decisions(e entry) {
 func decided(text string) []string {
 	var out []string
 	for _, s := range splitSentences(text) {
-		l := strings.ToLower(s)
-		for _, w := range decisionWords {
-			if strings.Contains(l, w) {
-				out = append(out, oneLine(s, maxOutputRunes))
-				break
-			}
+		if statesDecision(strings.ToLower(strings.ReplaceAll(s, "’", "'"))) {
+			out = append(out, oneLine(s, maxOutputRunes))
 		}
 	}
 	return out

@@ -236,3 +236,47 @@ func TestActivityEdgeCases(t *testing.T) {
 		t.Errorf("oneLine cut %q", s)
 	}
 }
+
+// A failed command keeps the line of its output that says what went wrong, whatever prints it:
+// not a banner, a count of results or a test's or package's status line.
+func TestTelling(t *testing.T) {
+	for _, c := range []struct{ name, out, want string }{
+		{"go test", "--- FAIL: TestParse (0.01s)\n    parse_test.go:12: want 3, got 4\nFAIL\nFAIL\texample.com/lexer\t0.01s\nFAIL",
+			"--- FAIL: TestParse (0.01s) — parse_test.go:12: want 3, got 4"},
+		{"go build", "# example.com/lexer [example.com/lexer.test]\nlexer/scan.go:41:9: undefined: roundCents\nFAIL\texample.com/lexer [build failed]\nFAIL",
+			"lexer/scan.go:41:9: undefined: roundCents"},
+		{"pytest", "..F.                       [100%]\n=================== FAILURES ===================\n___________ test_total ___________\n\n    def test_total():\n>       assert total(rows) == 7\nE       assert 6 == 7\n\ntests/test_ledger.py:9: AssertionError\n========= short test summary info =========\nFAILED tests/test_ledger.py::test_total - assert 6 == 7\n1 failed, 3 passed in 0.12s",
+			"FAILED tests/test_ledger.py::test_total - assert 6 == 7"},
+		{"cargo test", "running 2 tests\ntest tests::total ... FAILED\ntest tests::parse ... ok\n\nfailures:\n\n---- tests::total stdout ----\n\nthread 'tests::total' panicked at src/lib.rs:9:5:\nassertion `left == right` failed\n  left: 6\n right: 7\n\ntest result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n\nerror: test failed, to rerun pass `--lib`",
+			"thread 'tests::total' panicked at src/lib.rs:9:5: — assertion `left == right` failed"},
+		{"python unittest", "test_total (tests.test_ledger.T.test_total) ... FAIL\n\n======================================================================\nFAIL: test_total (tests.test_ledger.T.test_total)\n----------------------------------------------------------------------\nTraceback (most recent call last):\n  File \"/src/tests/test_ledger.py\", line 9, in test_total\n    self.assertEqual(total(rows), 7)\nAssertionError: 6 != 7\n\n----------------------------------------------------------------------\nRan 1 test in 0.001s\n\nFAILED (failures=1)",
+			"AssertionError: 6 != 7"},
+		{"python script", "Traceback (most recent call last):\n  File \"import.py\", line 3, in <module>\n    rows[\"total\"]\nKeyError: 'total'", "KeyError: 'total'"},
+		{"ExUnit", "..\n\n  1) test total keeps the sign (Ledger.TotalTest)\n     test/ledger/total_test.exs:9\n     ledger total of 12 rows\n     code:  assert Ledger.total(rows) == 7\n\n.\nFinished in 0.04 seconds (0.00s async, 0.04s sync)\n4 tests, 1 failure\n\nRandomized with seed 412093",
+			"1) test total keeps the sign (Ledger.TotalTest) — ledger total of 12 rows"},
+		{"make", "cc -c main.c\nmain.c:3:1: error: expected ';' before '}' token\nmake: *** [Makefile:2: main.o] Error 1", "main.c:3:1: error: expected ';' before '}' token"},
+		{"nothing named", "\nsome output\nlast words\n", "last words"},
+	} {
+		if got := telling(c.out); got != c.want {
+			t.Errorf("%s: telling = %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// mayDecide, the byte test that spares a line the parse, lets through every line that may state a
+// decision: a prompt or a text with every word and form statesDecision reads, at a sentence's
+// start (capitalised) too; not a tool use that holds them.
+func TestMayDecideAdmitsEveryForm(t *testing.T) {
+	forms := append([]string{"stick with x", "going forward, x", "x from here on", "settled: x", "final call: x",
+		"let's x; y", "let us x; y", "make it x; y", "let’s x; y"}, decisionWords...)
+	for _, f := range forms {
+		for _, s := range []string{f, strings.ToUpper(f[:1]) + f[1:]} {
+			if !mayDecide([]byte(`{"type":"user","message":{"content":"`+s+`"}}`)) || !mayDecide([]byte(`{"type":"assistant","message":{"content":[{"type":"text","text":"`+s+`"}]}}`)) {
+				t.Errorf("mayDecide passes over %q", s)
+			}
+		}
+	}
+	if mayDecide([]byte(`{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Write","input":{"content":"We decided to keep SQLite."}}]}}`)) {
+		t.Error("mayDecide lets through a tool use")
+	}
+}

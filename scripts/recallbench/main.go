@@ -6,6 +6,7 @@
 //
 //	go run ./scripts/recallbench                        # 36 sessions up to 2 MiB
 //	go run ./scripts/recallbench -max-size 50MB -json /tmp/recall.json
+//	go run ./scripts/recallbench -phrasing dev        # the held-out wordings' dev half
 //
 // The markdown report goes to stdout, progress to stderr. It measures whatever the hooks print,
 // so the same command shows a change to the hand-back. This package only parses flags and
@@ -34,6 +35,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	sessions := fs.Int("sessions", 36, "number of sessions in the corpus")
 	maxSize := fs.String("max-size", "2MB", "`size` of the largest transcript (K, M, G units are binary); the smallest is 8 KiB")
 	seed := fs.Uint64("seed", 1, "random seed: the same flags give the same corpus")
+	phrasing := fs.String("phrasing", recall.PhrasingDefault, "the `wordings` the sessions state their facts in: default, heldout (both halves of the held-out templates), dev or test (one half)")
 	jsonOut := fs.String("json", "", "also write the report as JSON to `file`")
 	seenOut := fs.String("seen", "", "also write what each moment showed (contexts, summaries, facts) as JSON lines to `file`")
 	keep := fs.Bool("keep", false, "keep the fake machine (projects, transcripts) and print where it is")
@@ -62,7 +64,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "recallbench: error: go build (run from the module root): %v\n", err)
 		return 1
 	}
-	rep, played, err := recall.Run(context.Background(), recall.Options{Seed: *seed, Sessions: *sessions, MaxSize: int(size),
+	if _, err := recall.Corpus(*seed, 1, int(size), *phrasing); err != nil {
+		fmt.Fprintf(stderr, "recallbench: error: -phrasing: %v\n", err)
+		return 2
+	}
+	rep, played, err := recall.Run(context.Background(), recall.Options{Seed: *seed, Phrasing: *phrasing, Sessions: *sessions, MaxSize: int(size),
 		Bin: bin, Work: filepath.Join(work, "machine"), Progress: stderr})
 	if err != nil {
 		fmt.Fprintf(stderr, "recallbench: error: %v\n", err)

@@ -28,6 +28,7 @@ const (
 	ErrorText       = "error_text"
 	Decision        = "decision"
 	PendingQuestion = "pending_question"
+	NextStep        = "next_step" // Claude's stated next step: held-out phrasings only (the default corpus has none)
 	Branch          = "branch"
 	LastCommit      = "last_commit"
 	OpenTask        = "open_task"
@@ -44,7 +45,7 @@ func Parked(class string) bool { return class == ParkedDeferral || class == Park
 type Fact struct {
 	Class string `json:"class"`
 	// Needle is the exact text that shows the fact, case-sensitive: a path, a command, an error
-	// line, a key phrase. It holds no '"' or '\', which cairn's quoting would escape.
+	// line, a key phrase. It is one line of single spaces and holds no '<' (visible).
 	Needle string `json:"needle"`
 	// Status, when set, are the spellings of an exit status of which one must be on a line that
 	// holds Needle (a command and how it ended).
@@ -86,13 +87,14 @@ type Task struct {
 // Session is one generated session: its steps and, at its compactions and its /clear, the facts
 // that hold.
 type Session struct {
-	Index  int    `json:"index"`
-	ID     string `json:"id"`
-	Token  string `json:"token"` // the component name unique to this session, in every needle
-	Shape  string `json:"shape"`
-	Size   int    `json:"size"`   // target size of the transcript in bytes
-	Branch string `json:"branch"` // checked out when the session starts
-	Steps  []Step `json:"steps"`
+	Index    int    `json:"index"`
+	Phrasing string `json:"phrasing,omitempty"` // "" for the default templates
+	ID       string `json:"id"`
+	Token    string `json:"token"` // the component name unique to this session, in every needle
+	Shape    string `json:"shape"`
+	Size     int    `json:"size"`   // target size of the transcript in bytes
+	Branch   string `json:"branch"` // checked out when the session starts
+	Steps    []Step `json:"steps"`
 	// Expired and Archived are parked items the project holds before the session: one raised
 	// more than 30 days ago, one archived. Neither may come back.
 	Expired  Fact `json:"expired"`
@@ -121,8 +123,15 @@ var components = []string{"ledger", "invoice", "tenant", "router", "lexer", "quo
 	"export", "importer", "metrics", "payments", "search", "upload", "notifier", "audit", "billing", "catalog"}
 
 // Corpus generates n sessions, deterministic for seed, whose transcripts range from about 8 KiB
-// to maxSize bytes (spread evenly on a log scale, in an order the seed shuffles).
-func Corpus(seed uint64, n, maxSize int) []Session {
+// to maxSize bytes (spread evenly on a log scale, in an order the seed shuffles), their facts
+// stated in the wordings phrasing names (phrasing.go; "" is the default). The default corpus is
+// the same whatever the held-out templates say: a held-out phrasing draws from the seed only
+// where the default draws nothing.
+func Corpus(seed uint64, n, maxSize int, phrasing string) ([]Session, error) {
+	ph, err := newPhrasebook(phrasing)
+	if err != nil {
+		return nil, err
+	}
 	r := rand.New(rand.NewPCG(seed, 0x7eca11))
 	sizes := make([]int, n)
 	const minSize = 8 << 10
@@ -136,9 +145,9 @@ func Corpus(seed uint64, n, maxSize int) []Session {
 	r.Shuffle(n, func(i, j int) { sizes[i], sizes[j] = sizes[j], sizes[i] })
 	out := make([]Session, n)
 	for i := range out {
-		out[i] = build(i, Shapes[i%len(Shapes)], sizes[i], rand.New(rand.NewPCG(seed, uint64(i)+1)))
+		out[i] = build(i, Shapes[i%len(Shapes)], sizes[i], rand.New(rand.NewPCG(seed, uint64(i)+1)), ph, phrasing)
 	}
-	return out
+	return out, nil
 }
 
 // state is what the session has established so far, from which the facts of a moment follow.
@@ -151,6 +160,9 @@ type state struct {
 	err          string // the last error line, while the command that printed it still fails
 	decisions    []string
 	pendingQ     string
+	next         string // Claude's stated next step (held-out phrasings)
+	asked, nexts int    // questions and next steps Claude stated (held-out phrasings)
+	commits      int    // commits made (held-out phrasings)
 	branch       string
 	commit       string
 	tasks        []Task
@@ -163,17 +175,21 @@ type state struct {
 type builder struct {
 	s     *Session
 	r     *rand.Rand
-	comp  string // the component's name, e.g. ledger
-	tok   string // unique to the session, e.g. ledger7
-	title string // for test names, e.g. Ledger7
+	comp  string      // the component's name, e.g. ledger
+	tok   string      // unique to the session, e.g. ledger7
+	title string      // for test names, e.g. Ledger7
+	ph    *phrasebook // nil: the default templates
 	st    state
 }
 
-func build(i int, shape string, size int, r *rand.Rand) Session {
+func build(i int, shape string, size int, r *rand.Rand, ph *phrasebook, phrasing string) Session {
 	comp := components[i%len(components)]
 	tok := fmt.Sprintf("%s%d", comp, i+1)
 	s := Session{Index: i, ID: sessionID(r), Token: tok, Shape: shape, Size: size, Branch: "topic/" + tok + "-work"}
-	b := &builder{s: &s, r: r, comp: comp, tok: tok, title: strings.ToUpper(tok[:1]) + tok[1:]}
+	if ph != nil {
+		s.Phrasing = phrasing
+	}
+	b := &builder{s: &s, r: r, comp: comp, tok: tok, title: strings.ToUpper(tok[:1]) + tok[1:], ph: ph}
 	b.st.branch = s.Branch
 	s.Expired = Fact{Class: ExpiredItem, Needle: "migrate the " + tok + " archive to cold storage"}
 	s.Archived = Fact{Class: ArchivedItem, Needle: "rename the " + tok + " flags to kebab case"}
@@ -255,8 +271,10 @@ func (b *builder) plan(shape string) []func() {
 	}
 	// The last request before the compaction, which may end on a question Claude asks.
 	t = append(t, b.request)
-	if chance(0.6) || shape == "question" {
+	if ask := chance(0.6) || shape == "question"; ask {
 		t = append(t, b.pendingQuestion)
+	} else if b.ph != nil && chance(0.6) {
+		t = append(t, b.nextStep)
 	}
 	if shape != "long_refactor" {
 		t = append(t, func() { b.compact(trigger) })
@@ -268,6 +286,8 @@ func (b *builder) plan(shape string) []func() {
 	}
 	if len(after) > 0 && chance(0.5) {
 		after = append(after, b.pendingQuestion)
+	} else if len(after) > 0 && b.ph != nil && chance(0.6) {
+		after = append(after, b.nextStep)
 	}
 	return append(t, after...)
 }

@@ -22,6 +22,7 @@ import (
 // Options say what to run.
 type Options struct {
 	Seed     uint64
+	Phrasing string // the corpus's wordings (phrasing.go): "" or PhrasingDefault, or a held-out one
 	Sessions int
 	MaxSize  int       // bytes: the largest transcript
 	Bin      string    // the built binaries
@@ -32,7 +33,10 @@ type Options struct {
 // Run generates the corpus, replays every session and scores them.
 func Run(ctx context.Context, o Options) (Report, []Played, error) {
 	m := &Machine{Bin: o.Bin, Work: o.Work, Now: time.Now()}
-	sessions := Corpus(o.Seed, o.Sessions, o.MaxSize)
+	sessions, err := Corpus(o.Seed, o.Sessions, o.MaxSize, o.Phrasing)
+	if err != nil {
+		return Report{}, nil, err
+	}
 	played := make([]Played, 0, len(sessions))
 	for i := range sessions {
 		p, err := Replay(ctx, m, &sessions[i])
@@ -46,5 +50,8 @@ func Run(ctx context.Context, o Options) (Report, []Played, error) {
 	}
 	rep := Score(played)
 	rep.Seed, rep.Sessions, rep.MaxSize = o.Seed, o.Sessions, o.MaxSize
+	if o.Phrasing != PhrasingDefault {
+		rep.Phrasing = o.Phrasing
+	}
 	return rep, played, nil
 }

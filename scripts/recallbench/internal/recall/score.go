@@ -8,8 +8,12 @@ import (
 )
 
 // visible is text as the model reads it for matching: cairn writes "<" as "&lt;" where a fence
-// could be closed, which is undone; nothing else is.
-func visible(text string) string { return strings.ReplaceAll(text, "&lt;", "<") }
+// could be closed, and a quoted value's '"' and '\' as \" and \\, which is undone; nothing
+// else is. (A needle without '"' or '\' is found in the text exactly when it is found in what
+// visible makes of it.)
+func visible(text string) string { return unescape.Replace(text) }
+
+var unescape = strings.NewReplacer("&lt;", "<", `\"`, `"`, `\\`, `\`)
 
 // Found reports whether f shows in text: its needle appears (case-sensitively), and when f has
 // Status spellings, one of them is on a line that holds the needle.
@@ -82,6 +86,7 @@ type ParkedRow struct {
 // Report is the benchmark's result.
 type Report struct {
 	Seed     uint64      `json:"seed"`
+	Phrasing string      `json:"phrasing,omitempty"` // the corpus's wordings (phrasing.go); "" is the default
 	Sessions int         `json:"sessions"`
 	MaxSize  int         `json:"max_size"`
 	Bytes    int64       `json:"transcript_bytes"`
@@ -274,12 +279,16 @@ func Score(played []Played) Report {
 }
 
 var classOrder = []string{MainRequest, LastRequest, EditedPath, TestCommand, CommandStatus, ErrorText, Decision,
-	PendingQuestion, Branch, LastCommit, OpenTask, ParkedDeferral, ParkedQuestion}
+	PendingQuestion, NextStep, Branch, LastCommit, OpenTask, ParkedDeferral, ParkedQuestion}
 
 // Markdown renders the report as the tables docs/BENCHMARKS.md shows.
 func (r *Report) Markdown() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d sessions (seed %d, transcripts up to %s, %s in all), %d facts.\n\n", r.Sessions, r.Seed, size(int64(r.MaxSize)), size(r.Bytes), r.Facts)
+	phrasing := ""
+	if r.Phrasing != "" && r.Phrasing != PhrasingDefault {
+		phrasing = ", " + r.Phrasing + " phrasings"
+	}
+	fmt.Fprintf(&b, "%d sessions (seed %d%s, transcripts up to %s, %s in all), %d facts.\n\n", r.Sessions, r.Seed, phrasing, size(int64(r.MaxSize)), size(r.Bytes), r.Facts)
 	b.WriteString("| moment | arm | facts kept | recall | chars injected, mean / max | summary lacks → arm adds | negative-control chars | expired/archived leaked |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|\n")
 	for _, x := range r.Rows {
@@ -289,8 +298,8 @@ func (r *Report) Markdown() string {
 	b.WriteString("\nBy fact class (kept / facts that hold):\n\n")
 	b.WriteString("| class | compaction: summary | compaction: summary + cairn | /clear: cairn | startup: cairn | startup: cairn + restore |\n|---|---|---|---|---|---|\n")
 	for _, c := range classOrder {
-		if Parked(c) {
-			continue
+		if Parked(c) || !slices.ContainsFunc(r.Classes, func(x ClassRow) bool { return x.Class == c }) {
+			continue // a class no session of the corpus has (the default corpus states no next step)
 		}
 		cell := func(moment, arm string) string {
 			for _, x := range r.Classes {
@@ -331,6 +340,7 @@ func size(n int64) string {
 // negative controls, which must stay at zero.
 type Floor struct {
 	Seed     uint64             `json:"seed"`
+	Phrasing string             `json:"phrasing,omitempty"` // the corpus's wordings; "" is the default
 	Sessions int                `json:"sessions"`
 	MaxSize  int                `json:"max_size"`
 	Recall   map[string]float64 `json:"recall"` // by moment, the cairn arm

@@ -21,6 +21,7 @@ var keepInSummary = map[string]float64{
 	TestCommand:     0.05,
 	CommandStatus:   0.02,
 	PendingQuestion: 0.05,
+	NextStep:        0.5, // its "Optional Next Step" section
 	ParkedDeferral:  0.03,
 	ParkedQuestion:  0.03,
 }
@@ -96,7 +97,11 @@ func (b *builder) summary(facts []Fact) (text, payload string) {
 	for _, f := range keep[PendingQuestion] {
 		fmt.Fprintf(&s, "   Claude had asked whether to %s.\n", f.Needle)
 	}
-	s.WriteString("\n8. Optional Next Step:\n   Continue with the user's latest request.\n")
+	if fs := keep[NextStep]; len(fs) > 0 {
+		fmt.Fprintf(&s, "\n8. Optional Next Step:\n   Claude said it would %s next.\n", fs[0].Needle)
+	} else {
+		s.WriteString("\n8. Optional Next Step:\n   Continue with the user's latest request.\n")
+	}
 	body := s.String()
 	text = "Summary:\n" + body
 	payload = "<analysis>\nLooking back over the conversation in order, the user's requests, the files touched and the open work.\n</analysis>\n\n<summary>\n" + body + "</summary>"

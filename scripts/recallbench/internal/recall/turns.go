@@ -34,6 +34,10 @@ var mainRequests = []string{
 }
 
 func (b *builder) mainRequest() {
+	if b.ph != nil {
+		b.heldMain()
+		return
+	}
 	phrase := fmt.Sprintf(mainRequests[b.r.IntN(len(mainRequests))], b.tok)
 	b.prompt(fmt.Sprintf("Please look at this: %s. Start with internal/%s/parse.go and keep the public API as it is.", phrase, b.tok))
 	b.st.main, b.st.last = phrase, phrase
@@ -49,6 +53,7 @@ func (b *builder) prompt(text string) {
 		b.st.parkedQ = append(b.st.parkedQ, b.st.pendingQ)
 		b.st.pendingQ = ""
 	}
+	b.st.next = ""
 }
 
 var requests = []string{
@@ -63,6 +68,10 @@ var requests = []string{
 }
 
 func (b *builder) request() {
+	if b.ph != nil {
+		b.heldRequest()
+		return
+	}
 	b.st.requestCount++
 	phrase := fmt.Sprintf(requests[(b.s.Index+b.st.requestCount*3)%len(requests)], b.tok)
 	b.prompt("Now " + phrase + ", please.")
@@ -117,16 +126,20 @@ func (b *builder) bash(cmd string, exit int, out string, git ...string) {
 }
 
 // tests runs the session's test command iter times, failing each time with a new error line and
-// an edit in between, then once more passing when pass is set.
+// an edit in between, then once more passing when pass is set: go test, or with a held-out
+// phrasing the session's runner.
 func (b *builder) tests(iter int, pass bool) {
+	run := goTest
+	if b.ph != nil {
+		run = b.ph.runners[b.s.Index%len(b.ph.runners)]
+	}
 	file := fileNames[b.r.IntN(8)]
-	cmd := fmt.Sprintf("go test ./internal/%s/ -run Test%s", b.tok, b.title)
+	cmd := fmt.Sprintf(run.cmd, b.tok, b.title)
 	b.st.testCmd = cmd
 	for k := range iter {
 		want := 1300 + 7*k + b.r.IntN(5)
-		line := fmt.Sprintf("%s_test.go:%d: %s total = %d, want %d", file, 41+3*k, b.tok, want-1, want)
-		out := fmt.Sprintf("--- FAIL: Test%s (0.01s)\n    %s\nFAIL\nFAIL\tgithub.com/acme/app/internal/%s\t0.012s\nFAIL", b.title, line, b.tok)
-		b.bash(cmd, 1, out)
+		out, line := run.fail(b.tok, b.title, file, k, want-1, want)
+		b.bash(cmd, run.exit, out)
 		b.st.err = line
 		b.say("The test still fails: the total is off by one. Adjusting the rounding.")
 		path := fmt.Sprintf("internal/%s/%s.go", b.tok, file)
@@ -134,17 +147,31 @@ func (b *builder) tests(iter int, pass bool) {
 		b.edited(path)
 	}
 	if pass {
-		b.bash(cmd, 0, fmt.Sprintf("ok  \tgithub.com/acme/app/internal/%s\t0.011s", b.tok))
+		b.bash(cmd, 0, fmt.Sprintf(run.pass, b.tok))
 		b.st.err = ""
 		b.say("The tests pass now.")
 	}
 	b.endTurn()
 }
 
+// goTest is the default corpus's runner.
+var goTest = runner{
+	cmd: "go test ./internal/%[1]s/ -run Test%[2]s", exit: 1,
+	fail: func(tok, title, file string, k, got, want int) (string, string) {
+		line := fmt.Sprintf("%s_test.go:%d: %s total = %d, want %d", file, 41+3*k, tok, got, want)
+		return fmt.Sprintf("--- FAIL: Test%s (0.01s)\n    %s\nFAIL\nFAIL\tgithub.com/acme/app/internal/%s\t0.012s\nFAIL", title, line, tok), line
+	},
+	pass: "ok  \tgithub.com/acme/app/internal/%[1]s\t0.011s",
+}
+
 var commitSubjects = []string{"keep amounts in integer cents", "parse negative amounts", "retry on timeouts",
 	"stream export rows", "cap the worker pool", "type the loader errors"}
 
 func (b *builder) commit() {
+	if b.ph != nil {
+		b.heldCommit()
+		return
+	}
 	n := 0
 	if b.st.commit != "" {
 		n = slices.Index(commitSubjects, strings.TrimPrefix(b.st.commit, b.tok+": ")) + 1
@@ -246,6 +273,10 @@ var deferrals = [][2]string{
 }
 
 func (b *builder) deferral() {
+	if b.ph != nil {
+		b.heldDeferral()
+		return
+	}
 	d := deferrals[(b.s.Index+len(b.st.deferred)*5)%len(deferrals)]
 	b.prompt(fmt.Sprintf(d[0], b.tok))
 	b.st.deferred = append(b.st.deferred, fmt.Sprintf(d[1], b.tok))
@@ -262,6 +293,10 @@ var questions = [][2]string{
 }
 
 func (b *builder) pendingQuestion() {
+	if b.ph != nil {
+		b.heldPending(true, b.r.Float64() < 0.4)
+		return
+	}
 	n := len(b.st.parkedQ)
 	if b.st.pendingQ != "" {
 		n++
@@ -270,6 +305,10 @@ func (b *builder) pendingQuestion() {
 	b.say(fmt.Sprintf("That part is in place. "+q[0], b.tok))
 	b.st.pendingQ = fmt.Sprintf(q[1], b.tok)
 }
+
+// nextStep is Claude's last message stating what it does next, without a question (held-out
+// phrasings only).
+func (b *builder) nextStep() { b.heldPending(false, true) }
 
 // askedThenMovedOn is Claude's question the user does not answer: the next prompt is a new
 // request, and cairn parks the question.
@@ -287,6 +326,10 @@ var decisions = [][2]string{
 }
 
 func (b *builder) decision() {
+	if b.ph != nil {
+		b.heldDecision()
+		return
+	}
 	d := decisions[(b.s.Index+len(b.st.decisions)*2)%len(decisions)]
 	what := fmt.Sprintf(d[0], b.tok)
 	if b.r.IntN(2) == 0 {
@@ -324,10 +367,10 @@ func (b *builder) snapshot() []Fact {
 		add(EditedPath, p)
 	}
 	if st.testCmd != "" {
-		add(TestCommand, st.testCmd)
+		add(TestCommand, commandNeedle(st.testCmd, b.tok))
 	}
 	if st.lastCmd != "" {
-		f = append(f, Fact{Class: CommandStatus, Needle: st.lastCmd, Status: statusSpellings(st.lastExit)})
+		f = append(f, Fact{Class: CommandStatus, Needle: commandNeedle(st.lastCmd, b.tok), Status: statusSpellings(st.lastExit)})
 	}
 	if st.err != "" {
 		add(ErrorText, st.err)
@@ -337,6 +380,9 @@ func (b *builder) snapshot() []Fact {
 	}
 	if st.pendingQ != "" {
 		add(PendingQuestion, st.pendingQ)
+	}
+	if st.next != "" {
+		add(NextStep, st.next)
 	}
 	add(Branch, st.branch)
 	if st.commit != "" {
@@ -359,6 +405,20 @@ func (b *builder) snapshot() []Fact {
 		add(ParkedQuestion, q)
 	}
 	return f
+}
+
+// commandNeedle is what shows a command: the command, or for one of several lines (a commit
+// message in a here-document) its first line that names the session.
+func commandNeedle(cmd, tok string) string {
+	if !strings.Contains(cmd, "\n") {
+		return cmd
+	}
+	for l := range strings.Lines(cmd) {
+		if strings.Contains(l, tok) {
+			return strings.TrimSpace(l)
+		}
+	}
+	return cmd
 }
 
 // statusSpellings are the ways a text may say that a command exited with code.
