@@ -156,105 +156,210 @@ type Pointer struct {
 }
 
 // HandoffPointer is the last session's hand-off for the next one, at most maxPointer characters:
-// when that session ended and what it was working on, the command that loads the whole
-// hand-off, then its key facts, most needed first — what it was started for, the files it
-// edited, its last error and commands with their exit status, its last commit, Claude's open
-// question and next step, its open tasks (the task list's, then what Claude Code's summary at
-// the last compaction left pending), the user's last request. The command comes before the
-// facts, so that a cut never loses it; a fact that repeats another is left out. The files take
-// the room the other facts leave, and what room is left after all of them goes to the open
-// tasks and decisions that did not make the first cut.
+// when that session ended, the command that loads the whole hand-off, then its key facts. The
+// facts are shown in a fixed order — what it was working on and started for, the files it edited,
+// Claude's question and next step, the last error, commands with their exit status, decisions,
+// the last commit, open tasks (the task list's, then what Claude Code's summary at the last
+// compaction left pending), the last request — and given the room in order of need (pointerFacts):
+// a fact that does not fit whole is cut to a shorter form when it has one, or left out, and never
+// keeps a fact after it from its room; the files take what room the others leave, then more of
+// them what room is left at the end. What was left out is counted in a last line. A fact that
+// repeats another is not said. The command comes first, so that no cut loses it.
 func HandoffPointer(p Pointer, now time.Time) string {
-	var b strings.Builder
 	name := p.Short
 	if name == "" {
 		name = restoreName(p.Checkpoint)
 	}
-	fmt.Fprintf(&b, "cairn: the last session on branch %s ended %s (%s) and left a hand-off checkpoint; `/context-restore %s` loads it whole.",
-		quoted(p.Branch, 80), Ago(now, p.Ended), p.Ended.UTC().Format("2006-01-02 15:04 UTC"), plain.Name(plain.Line(name, 100)))
+	// When it ended is said relative to now; the name restore takes starts with the date and time.
+	head := fmt.Sprintf("cairn: the last session on branch %s ended %s and left a hand-off checkpoint; `/context-restore %s` loads it whole.",
+		quoted(p.Branch, 80), Ago(now, p.Ended), plain.Name(plain.Line(name, 100)))
+	facts := pointerFacts(p)
+	if len(facts) == 0 {
+		out := budget{Max: maxPointer}
+		out.Add(head+"\n", "")
+		return out.String()
+	}
+	head += " It recorded:\n"
+	room := maxPointer - utf16Len(head) - utf16Len(droppedLine(99))
+	shown := make([]string, len(facts))
+	dropped := 0
+	for _, i := range byNeed(facts) {
+		f := facts[i]
+		var text string
+		switch {
+		case f.files != nil && f.more:
+			// More of the files, on their line, in the room the other facts left.
+			j := slices.IndexFunc(facts, func(g pointerFact) bool { return g.files != nil && !g.more })
+			if j < 0 || shown[j] == "" {
+				continue
+			}
+			line := filesLine(facts[j].label, f.files, utf16Len(shown[j])+room, len(f.files))
+			room -= utf16Len(line) - utf16Len(shown[j])
+			shown[j] = line
+			continue
+		case f.files != nil:
+			text = filesLine(f.label, f.files, room, pointerFiles)
+		case utf16Len(f.text) <= room:
+			text = f.text
+		case f.short != "" && utf16Len(f.short) <= room:
+			text = f.short
+		}
+		if text == "" {
+			dropped++
+			continue
+		}
+		shown[i], room = text, room-utf16Len(text)
+	}
+	var b strings.Builder
+	b.WriteString(head)
+	for _, t := range shown {
+		b.WriteString(t)
+	}
+	if dropped > 0 {
+		b.WriteString(droppedLine(dropped))
+	}
+	return b.String()
+}
+
+// droppedLine is the pointer's last line when facts did not fit.
+func droppedLine(n int) string {
+	return fmt.Sprintf("- … %d more in the hand-off\n", n)
+}
+
+// pointerFact is one line the pointer may show: its text, a shorter form to fall back on ("" for
+// none), and its need (lower is given room first). A files fact holds its paths instead, laid
+// out in whatever room is left (filesLine).
+type pointerFact struct {
+	text, short string
+	need        int
+	label       string
+	files       []string
+	more        bool // the files fact given more room once every other fact had its own
+}
+
+// byNeed returns the indexes of facts in the order they are given room: by need, then as shown.
+func byNeed(facts []pointerFact) []int {
+	idx := make([]int, len(facts))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return facts[a].need - facts[b].need })
+	return idx
+}
+
+// Needs of the pointer's facts, most needed first: what the session was about and doing, where
+// it left off (the last request, the first files, Claude's question, what failed), then what it
+// established (the next step, commands, decisions, the commit, open tasks), then the rest of the
+// lists.
+const (
+	needDoing = iota
+	needFirst
+	needLastRequest
+	needFiles
+	needQuestion
+	needError
+	needFailed
+	needNext
+	needDecision
+	needCommit
+	needTask
+	needCommand
+	needMoreDecisions
+	needMoreFiles
+	needMoreTasks
+)
+
+// pointerFiles is how many files the pointer's files line holds before the other facts have had
+// their room; more follow on the same line in what room is left at the end.
+const pointerFiles = 6
+
+// pointerFacts lists the facts of p's hand-off, in the order the pointer shows them.
+func pointerFacts(p Pointer) []pointerFact {
 	doing := plain.Line(p.Doing, 0)
 	r := p.Record
 	said := func(v string) bool { // already in the pointer: the working-on line is the last request
 		v = plain.Line(v, 0)
 		return v == "" || v == doing || strings.HasPrefix(doing, v) || strings.HasPrefix(v, doing) && doing != ""
 	}
-	line := func(label, v string, max int) string { return fmt.Sprintf("- %s: %s\n", label, quoted(v, max)) }
-	var head, rest strings.Builder // the facts before the files, and those after
+	var out []pointerFact
+	add := func(need int, label, v string, max int) {
+		f := pointerFact{need: need, text: fmt.Sprintf("- %s: %s\n", label, quoted(v, max))}
+		if max > shortRunes {
+			f.short = fmt.Sprintf("- %s: %s\n", label, quoted(v, shortRunes))
+			if f.short == f.text {
+				f.short = ""
+			}
+		}
+		out = append(out, f)
+	}
 	if doing != "" {
-		head.WriteString(line("working on", p.Doing, maxDoingRunes))
+		add(needDoing, "working on", p.Doing, maxDoingRunes)
 	}
 	if !said(r.First) {
-		head.WriteString(line("started for", opening(r.First), maxFirstRunes))
+		add(needFirst, "started for", opening(r.First), maxFirstRunes)
+	}
+	if len(p.Files) > 0 {
+		out = append(out, pointerFact{need: needFiles, label: "files edited, latest first", files: p.Files})
+		if len(p.Files) > pointerFiles {
+			out = append(out, pointerFact{need: needMoreFiles, files: p.Files, more: true})
+		}
 	}
 	if r.Question != "" {
-		rest.WriteString(line("Claude asked", r.Question, maxPointerRunes))
+		add(needQuestion, "Claude asked", r.Question, maxPointerRunes)
 	}
 	if r.NextStep != "" {
-		rest.WriteString(line("Claude's next step", r.NextStep, maxPointerRunes))
+		add(needNext, "Claude's next step", r.NextStep, maxPointerRunes)
 	}
 	if r.LastError != "" {
-		rest.WriteString(line("last error", r.LastError, maxPointerRunes))
+		add(needError, "last error", r.LastError, maxPointerRunes)
 	}
 	cmds := pointerCommands(r)
-	for _, c := range cmds {
-		fmt.Fprintf(&rest, "- ran (%s): %s\n", plain.Line(c.Status, 20), quoted(c.Line, maxPointerRunes))
+	for i, c := range cmds {
+		need := needCommand
+		if i == 0 || c.Failed() {
+			need = needFailed
+		}
+		f := pointerFact{need: need, text: fmt.Sprintf("- ran (%s): %s\n", plain.Line(c.Status, 20), quoted(c.Line, maxPointerRunes))}
+		if short := fmt.Sprintf("- ran (%s): %s\n", plain.Line(c.Status, 20), quoted(c.Line, shortRunes)); short != f.text {
+			f.short = short
+		}
+		out = append(out, f)
 	}
-	decisions := r.Decisions
-	for i := 0; i < len(decisions) && i < maxPointerDecisions; i++ {
-		rest.WriteString(line("decided", decisions[i], maxPointerRunes))
+	for i, d := range r.Decisions {
+		need := needDecision
+		if i > 0 {
+			need = needMoreDecisions
+		}
+		add(need, "decided", d, maxPointerRunes)
 	}
 	if r.LastCommit != "" && !commitShown(cmds, r.LastCommit) {
-		rest.WriteString(line("last commit", r.LastCommit, maxPointerRunes))
+		add(needCommit, "last commit", r.LastCommit, maxPointerRunes)
 	}
-	tasks := openTasks(p.Tasks, p.Pending, doing)
-	for i := 0; i < len(tasks) && i < maxPointerTasks; i++ {
-		rest.WriteString(tasks[i])
+	for i, t := range openTasks(p.Tasks, p.Pending, doing) {
+		need := needTask
+		if i >= maxPointerTasks {
+			need = needMoreTasks
+		}
+		out = append(out, pointerFact{need: need, text: t})
 	}
-	var tail string
 	if len(r.Requests) > 0 && !said(r.Requests[0]) {
-		tail = line("last request", r.Requests[0], maxPointerRunes)
+		add(needLastRequest, "last request", r.Requests[0], maxPointerRunes)
 	}
-	header := b.String() + " What it recorded:\n"
-	room := maxPointer - utf16Len(header) - utf16Len(head.String()) - utf16Len(rest.String()) - utf16Len(tail)
-	files := filesLine(p.Files, max(maxFilesLine, room))
-	room -= utf16Len(files)
-	// What did not make the first cut, while it fits whole: the open tasks, then the decisions.
-	var extra []string
-	if len(tasks) > maxPointerTasks {
-		extra = append(extra, tasks[maxPointerTasks:]...)
-	}
-	if len(decisions) > maxPointerDecisions {
-		for _, d := range decisions[maxPointerDecisions:] {
-			extra = append(extra, line("decided", d, maxPointerRunes))
-		}
-	}
-	for _, e := range extra {
-		if utf16Len(e) <= room {
-			rest.WriteString(e)
-			room -= utf16Len(e)
-		}
-	}
-	facts := head.String() + files + rest.String() + tail
-	if facts == "" {
-		header = b.String() + "\n"
-	}
-	out := budget{Max: maxPointer}
-	out.Add(header, "")
-	out.Add(facts, "the hand-off")
-	return out.String()
+	return out
 }
 
-// maxPointerTasks is how many open tasks the pointer names before the other facts have had their
-// room: the rest follow only when the budget has room left.
+// shortRunes is how long a fact's value may stay in its shorter form, when its whole form does
+// not fit: the head of a command or a sentence, which still names it.
+const shortRunes = 80
+
+// maxPointerTasks is how many open tasks are given room with the other facts; the rest follow
+// only when room is left at the end.
 const maxPointerTasks = 3
 
-// filesLine is the pointer's line of the files edited, latest first, within room characters (at
-// least one file): as many as fit, then how many more there are.
-func filesLine(files []string, room int) string {
-	if len(files) == 0 {
-		return ""
-	}
-	const lead = "- files edited, latest first: "
+// filesLine is a pointer line of files, latest first, in at most room characters: as many as fit,
+// at most limit, then how many more there are; "" when not even one fits.
+func filesLine(label string, files []string, room, limit int) string {
+	lead := "- " + label + ": "
 	used := utf16Len(lead) + 1
 	var names []string
 	for i, f := range files {
@@ -263,7 +368,10 @@ func filesLine(files []string, room int) string {
 		if i+1 < len(files) {
 			more = utf16Len(fmt.Sprintf(", … %d more", len(files)-i-1))
 		}
-		if i > 0 && used+utf16Len(q)+2+more > room {
+		if i == limit || used+utf16Len(q)+2+more > room {
+			if i == 0 {
+				return ""
+			}
 			names = append(names, fmt.Sprintf("… %d more", len(files)-i))
 			break
 		}

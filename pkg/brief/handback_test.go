@@ -245,3 +245,43 @@ func TestIsTest(t *testing.T) {
 		}
 	}
 }
+
+// The pointer's room goes by need, not by place: a fact that does not fit whole is shown in its
+// shorter form or left out, and a shorter fact after it still gets its room; what was left out is
+// counted on the last line; every fact shown stays in its place in the order.
+func TestHandoffPointerByNeed(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	long := strings.Repeat("a long line of output ", 8)
+	p := Pointer{
+		Checkpoint: "memory/projects/p/checkpoints/20261201-101500-handoff-x.md", Branch: "main", Ended: now, Doing: "fix the lexer",
+		Record: checkpoint.Record{
+			First: strings.Repeat("the session was started for many reasons ", 5), LastError: long, NextStep: "Next, " + long,
+			Question: "Shall I " + long + "?", Decisions: []string{long, long + "2", long + "3"},
+			Commands:   []checkpoint.Command{{Status: "exit 1", Line: "go test ./... " + long}, {Status: "exit 0", Line: "go vet ./..."}},
+			LastCommit: "1a2b3c4 lexer: keep state", Requests: []string{"and the parser " + long},
+		},
+		Tasks: []string{"1. [pending] " + long, "2. " + long, "3. " + long, "4. short task"},
+	}
+	for i := range 30 {
+		p.Files = append(p.Files, fmt.Sprintf("src/f%02d.go", i))
+	}
+	out := HandoffPointer(p, now)
+	if utf16Len(out) > maxPointer {
+		t.Fatalf("%d characters:\n%s", utf16Len(out), out)
+	}
+	for _, want := range []string{`working on: "fix the lexer"`, `"src/f00.go"`, `last commit: "1a2b3c4 lexer: keep state"`, "more in the hand-off\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the pointer lacks %q:\n%s", want, out)
+		}
+	}
+	order := []string{"working on:", "started for:", "files edited", "Claude asked:", "last error:", "ran (", "decided:", "last commit:", "open task:", "last request:"}
+	last := -1
+	for _, o := range order {
+		if i := strings.Index(out, o); i >= 0 {
+			if i < last {
+				t.Errorf("%q out of its place:\n%s", o, out)
+			}
+			last = i
+		}
+	}
+}
