@@ -54,6 +54,8 @@ type builder struct {
 	nDocs    uint32
 	kinds    [numKinds]kindStat
 	tz       tokenizer
+	flags    uint32    // the header's (segWhole)
+	postLen  int       // the postings' bytes so far: what a history build flushes on
 	crc      uint32    // the written segment's checksum (writeTo sets it)
 	now      time.Time // when the files are read: what makes a file racy
 }
@@ -137,8 +139,10 @@ func (b *builder) addDoc(d *doc, file uint32) {
 	b.addText(d.body, 1<<titleBits, &dl, limit)
 	id := b.nDocs
 	for _, t := range b.touched {
+		n := len(b.post[t])
 		b.post[t] = binary.AppendUvarint(b.post[t], uint64(id+1-b.last[t]))
 		b.post[t] = binary.AppendUvarint(b.post[t], uint64(b.tf[t]))
+		b.postLen += len(b.post[t]) - n
 		b.last[t] = id + 1
 		b.df[t]++
 		b.tf[t] = 0
@@ -177,8 +181,12 @@ func (b *builder) endFile(f file, first uint32, indexed int64, tail uint32, err 
 	le.PutUint32(r[0:], b.str(f.path, false))
 	le.PutUint16(r[4:], uint16(len(f.path)))
 	r[6] = uint8(f.src)
+	r[7] = f.flags &^ fileRacy
 	if f.src == srcCheckpoint && racy(time.Unix(0, f.mtime), b.now) {
-		r[7] = fileRacy
+		r[7] |= fileRacy
+	}
+	if f.flags&fileWhole != 0 {
+		b.flags |= segWhole
 	}
 	le.PutUint64(r[8:], uint64(f.mtime))
 	le.PutUint64(r[16:], uint64(f.size))
@@ -186,6 +194,7 @@ func (b *builder) endFile(f file, first uint32, indexed int64, tail uint32, err 
 	le.PutUint32(r[32:], tail)
 	le.PutUint32(r[36:], first)
 	le.PutUint32(r[40:], b.nDocs-first)
+	le.PutUint32(r[44:], f.ident)
 	b.files = append(b.files, r[:]...)
 	return err
 }
@@ -269,7 +278,7 @@ func (b *builder) writeTo(w io.Writer, baseID uint64) error {
 		postLen += uint64(len(b.post[id]))
 	}
 	h := header{nDocs: b.nDocs, nTerms: uint32(len(order)), nFiles: uint32(len(b.files) / fileRec), nTomb: uint32(len(b.tomb)),
-		baseID: baseID, kinds: b.kinds}
+		flags: b.flags, baseID: baseID, kinds: b.kinds}
 	o := &h.off
 	o[secTerms] = headerSize
 	o[secBlob] = o[secTerms] + uint64(len(order)+1)*termRec

@@ -24,7 +24,8 @@ type Item struct {
 	Time   time.Time // zero when unknown
 	Path   string    // the file, relative to the root, with '/'
 	// Text is the whole item: a checkpoint's file, a parked item's bullet (or legacy file), an
-	// archived or expired item's text as the audit log keeps it, a timeline event's fields.
+	// archived or expired item's text as the audit log keeps it, a timeline event's fields, a
+	// session's digest.
 	Text string
 }
 
@@ -43,7 +44,11 @@ func Show(cfg Config, id string) (Item, error) {
 	if now == nil {
 		now = time.Now
 	}
-	return newCorpus(root, cfg.ConfigDir, now).show(id)
+	c := newCorpus(root, cfg.ConfigDir, now)
+	if cfg.ConfigDir != "" && len(cfg.Roots) > 0 {
+		c.hist = newHistory(cfg.ConfigDir, cfg.Roots)
+	}
+	return c.show(id)
 }
 
 // IsItemID reports whether id names an item other than a checkpoint (a checkpoint's id is its
@@ -54,7 +59,7 @@ func IsItemID(id string) bool {
 		return false
 	}
 	switch kindByName(k) {
-	case Parked, Archived, Expired, Timeline:
+	case Parked, Archived, Expired, Timeline, Session, Pruned:
 		return true
 	}
 	return false
@@ -64,6 +69,9 @@ func notFound(id string) error { return fmt.Errorf("%q: %w", id, ErrNotFound) }
 
 func (c *corpus) show(id string) (Item, error) {
 	id = strings.TrimSpace(id)
+	if sid, ok := strings.CutPrefix(id, SessionPrefix); ok {
+		return c.showSession(id, sid)
+	}
 	k, rest, hasKind := strings.Cut(id, ":")
 	if !hasKind {
 		return c.showCheckpoint(id)

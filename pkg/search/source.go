@@ -34,6 +34,8 @@ const (
 	srcAudit                        // the audit log: a document per line
 	srcTimeline                     // the timeline: a document per line
 	srcParked                       // the parked items (session-context.md and legacy files): a document per item
+	srcTranscript                   // a Claude Code transcript: a document per stretch (history.go)
+	srcPruned                       // the checkpoints retention removed: a document per line
 )
 
 // appendOnly reports the JSON-lines files, which only grow: a larger one is indexed from where
@@ -61,6 +63,9 @@ type file struct {
 	// since without its mtime moving (a checkpoint still being written by something that does
 	// not write atomically): it is stat'ed again at every sync and read again once old enough.
 	racy bool
+	// A transcript's: its identity (safefile.Identity) and the record's flags (fileWhole, …).
+	ident uint32
+	flags uint8
 }
 
 // doc is one searchable document.
@@ -97,6 +102,7 @@ type corpus struct {
 	ckpts  string // the checkpoint directory, relative, with '/'
 	parked []parking.Item
 	listed bool
+	hist   *history // for Show: the transcripts, when the project has a history
 }
 
 func newCorpus(root, configDir string, now func() time.Time) *corpus {
@@ -294,15 +300,16 @@ func (c *corpus) extract(f file, from int64, emit func(*doc)) (indexed int64, ta
 			emit(&d)
 		}
 	}
-	return off, tailSum(fh, off), nil
+	return off, tailSum(fh, off, tailLen), nil
 }
 
-// tailLen is how many bytes before the indexed point tailSum covers.
+// tailLen is how many bytes before a log's indexed point its checksum covers (a transcript's:
+// tailWindow).
 const tailLen = 64
 
-// tailSum is the checksum of the tailLen bytes before off (0 when it cannot be read).
-func tailSum(r io.ReaderAt, off int64) uint32 {
-	a := max(off-tailLen, 0)
+// tailSum is the checksum of the n bytes before off (0 when they cannot be read).
+func tailSum(r io.ReaderAt, off int64, n int64) uint32 {
+	a := max(off-n, 0)
 	b := make([]byte, off-a)
 	if _, err := r.ReadAt(b, a); err != nil && !(errors.Is(err, io.EOF) && len(b) == 0) {
 		return 0

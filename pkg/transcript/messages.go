@@ -315,3 +315,25 @@ func errorLine(out string) string {
 	first = strings.TrimSuffix(strings.TrimPrefix(first, "<tool_use_error>"), "</tool_use_error>")
 	return oneLine(strings.TrimPrefix(first, "Error: "), maxOutputRunes)
 }
+
+// maxStart bounds how far from a transcript's start Start reads.
+const maxStart = 1 << 20
+
+// Start reads the beginning of a transcript (at most its first MiB) for the session's first
+// prompt and the directory it started in: the first prompt the user typed and the first cwd a
+// line records, each "" when none comes that early. Strings are cleaned copies.
+func Start(r io.ReaderAt, size int64) (prompt, cwd string, err error) {
+	_, err = Messages(r, 0, min(size, maxStart), func(m *Message) bool {
+		if m == nil {
+			return true
+		}
+		if cwd == "" && m.Cwd != "" {
+			cwd = clean(m.Cwd)
+		}
+		if m.Kind == Typed {
+			prompt = clean(m.Text)
+		}
+		return prompt == "" || cwd == ""
+	})
+	return prompt, cwd, err
+}

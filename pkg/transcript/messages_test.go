@@ -282,3 +282,16 @@ func TestReadDigest(t *testing.T) {
 		t.Errorf("missing: %v %v", ok, err)
 	}
 }
+
+// Start finds the first prompt and the first cwd, past the lines that have neither.
+func TestStart(t *testing.T) {
+	data := joinLines(queueOp, fileSnapshot, prompt("<command-name>/clear</command-name>"), assistantText, prompt("fix the parser"), prompt("later"))
+	p, cwd, err := Start(bytes.NewReader(data), int64(len(data)))
+	if err != nil || p != "fix the parser" || cwd != "/home/me/proj" {
+		t.Fatalf("Start: %q %q %v", p, cwd, err)
+	}
+	p, cwd, _ = Start(bytes.NewReader(data[:40]), 40)
+	if p != "" || cwd != "" {
+		t.Fatalf("Start of a torn line: %q %q", p, cwd)
+	}
+}
