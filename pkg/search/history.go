@@ -75,7 +75,7 @@ const (
 	// maxChunkText and maxChunkSpan bound a document: about one turn's text, and what a snippet
 	// reads again of the transcript (a long tool result between two messages ends a stretch).
 	maxChunkText = 4 << 10
-	maxChunkSpan = 256 << 10
+	maxChunkSpan = 64 << 10
 	// tailWindow is how many bytes before a transcript's indexed point their checksum covers:
 	// the same bytes there, in the same file, mean the transcript was appended to.
 	tailWindow = 4 << 10
@@ -410,6 +410,7 @@ type HistoryStats struct {
 	Sessions int   // transcripts listed
 	Indexed  int   // transcripts this sync read (wholly or in part)
 	Bytes    int64 // transcript bytes it read
+	Text     int64 // bytes of text it indexed of them, redacted: what the index is measured against
 	// Pending counts the transcripts not indexed yet, or not up to date: the budget ran out
 	// first, or another process is indexing (Busy).
 	Pending int
@@ -427,7 +428,7 @@ type histPlan struct {
 
 // SyncHistory brings the history up to date, for at most budget (0: no bound) of reading; what
 // does not fit stays for the next sync, which goes on from there. A process that finds another
-// indexing does not wait: it reports Busy and the number pending.
+// indexing does not wait, unless it has no budget: it reports Busy and the number pending.
 func (ix *Index) SyncHistory(ctx context.Context, budget time.Duration) (HistoryStats, error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -451,7 +452,12 @@ func (ix *Index) syncHistory(ctx context.Context, budget time.Duration) (History
 		return ix.buildHistory(ctx, files, more, stones, print, start, budget, st)
 	}
 	ix.ignored()
+	// A search does not wait for another process's indexing; a sync without a budget does.
 	unlock, busy, err := safefile.TryLock(ix.tree, ix.path(histLock))
+	if busy && budget == 0 {
+		unlock, err = safefile.Lock(ix.tree, ix.path(histLock))
+		busy = false
+	}
 	if err != nil {
 		return st, err
 	}
@@ -634,6 +640,7 @@ func (ix *Index) addTranscripts(ctx context.Context, plan []histPlan, deadline t
 			d := &pt.docs[i]
 			bd.addDoc(d, uint32(len(bd.files)/fileRec))
 			lastEnd = d.off + d.n
+			st.Text += int64(len(d.body))
 		}
 		if !pt.end {
 			if bd.full() && bd.nDocs > first {
@@ -1094,6 +1101,7 @@ func (rd *reader) session(r *Result, di docInfo, terms []term) bool {
 	r.Snippet = rolePrefix(m.kind, m.more) + snippet(redact.Redact(m.text), terms)
 	r.ID = SessionPrefix + strings.TrimSuffix(r.Path[strings.LastIndexByte(r.Path, '/')+1:], ".jsonl")
 	r.Title, r.Cwd = rd.start(r.Path, f)
+	r.Path = h.abs(r.Path)
 	return true
 }
 

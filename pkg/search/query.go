@@ -40,7 +40,7 @@ type Result struct {
 	Branch  string
 	Time    time.Time // zero when unknown
 	Snippet string    // one line around the matches, each between markOpen and markClose
-	Path    string    // the file, relative to the root (a session's: to <config>/projects), with '/'
+	Path    string    // the file, relative to the root, with '/'; a session's transcript, absolute
 	Score   float64   // BM25 times the kind's weight; higher is better
 	// Cwd is a session's: the directory it started in (where `claude --resume` finds it).
 	Cwd string
@@ -547,6 +547,17 @@ func (r *reader) read(rel string, di docInfo, title string) (text, id string, ok
 	line := make([]byte, di.n)
 	if _, err := f.ReadAt(line, di.off); err != nil {
 		return "", "", false
+	}
+	if di.kind == Pruned {
+		e, ok := parsePruned(line)
+		if !ok {
+			return "", "", false
+		}
+		p := parseCheckpoint(e.name, []byte(e.text))
+		if cut(p.title, 1<<16-1) != title {
+			return "", "", false
+		}
+		return p.text, prunedID(e), true
 	}
 	if di.kind == Timeline {
 		ev, ok := timeline.Parse(line)

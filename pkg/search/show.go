@@ -22,7 +22,7 @@ type Item struct {
 	Title  string
 	Branch string
 	Time   time.Time // zero when unknown
-	Path   string    // the file, relative to the root, with '/'
+	Path   string    // the file, relative to the root, with '/'; a session's transcript, absolute
 	// Text is the whole item: a checkpoint's file, a parked item's bullet (or legacy file), an
 	// archived or expired item's text as the audit log keeps it, a timeline event's fields, a
 	// session's digest.
@@ -99,6 +99,8 @@ func (c *corpus) show(id string) (Item, error) {
 			}
 			return Item{ID: id, Kind: auditKind(e.Action), Title: e.Item, Time: e.Time(), Text: text}, true
 		})
+	case Pruned:
+		return c.showPruned(id, rest+".md")
 	case Timeline:
 		return c.showLine(id, rest, []string{timelineRel}, func(line []byte) (Item, bool) {
 			ev, ok := timeline.Parse(line)
@@ -129,13 +131,39 @@ func (c *corpus) showCheckpoint(id string) (Item, error) {
 	rel := c.ckpts + "/" + name
 	data, err := safefile.ReadHead(c.root, c.abs(rel), checkpoint.MaxRead)
 	if errors.Is(err, fs.ErrNotExist) {
-		return Item{}, notFound(id)
+		return c.showPruned(id, name) // pruned by retention: its text lives on in the log
 	}
 	if err != nil {
 		return Item{}, err
 	}
 	p := parseCheckpoint(name, data)
 	return Item{ID: id, Kind: p.kind, Title: p.title, Branch: p.branch, Time: p.time, Path: rel, Text: string(data)}, nil
+}
+
+// showPruned finds the checkpoint named name in the log of pruned checkpoints (the newest line
+// of it: a hand-off replaced then pruned again keeps its last text).
+func (c *corpus) showPruned(id, name string) (Item, error) {
+	if strings.ContainsAny(name, `/\`) || !strings.HasSuffix(name, ".md") {
+		return Item{}, notFound(id)
+	}
+	var found Item
+	ok := false
+	needle := []byte("/" + name + `"`)
+	err := c.scanLines(prunedRel, func(l []byte) bool { return bytes.Contains(l, needle) }, func(line []byte) bool {
+		e, good := parsePruned(line)
+		if good && e.name == name {
+			p := parseCheckpoint(name, []byte(e.text))
+			found, ok = Item{ID: id, Kind: Pruned, Title: p.title, Branch: p.branch, Time: p.time, Path: prunedRel, Text: e.text}, true
+		}
+		return true
+	})
+	if ok {
+		return found, nil
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return Item{}, err
+	}
+	return Item{}, notFound(id)
 }
 
 // showLine finds the line of one of the files whose id is id. An id that carries a time only

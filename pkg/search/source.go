@@ -15,7 +15,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
+	"github.com/cairn-hooks/cairn/pkg/checkpoint/catalog"
 	"github.com/cairn-hooks/cairn/pkg/parking"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 	"github.com/cairn-hooks/cairn/pkg/timeline"
@@ -40,7 +43,7 @@ const (
 
 // appendOnly reports the JSON-lines files, which only grow: a larger one is indexed from where
 // the index stopped.
-func (s source) appendOnly() bool { return s == srcAudit || s == srcTimeline }
+func (s source) appendOnly() bool { return s == srcAudit || s == srcTimeline || s == srcPruned }
 
 // The single files, relative to the root (parking.AuditPath, parking.LegacyAuditPath,
 // timeline.File, sessionfile.Path).
@@ -49,6 +52,7 @@ const (
 	legacyAuditRel = ".claude/logs/session-archive.jsonl"
 	timelineRel    = timeline.File
 	parkedRel      = ".claude/state/session-context.md"
+	prunedRel      = catalog.PrunedFile
 )
 
 // file is a searchable file as the index records it.
@@ -140,7 +144,7 @@ func (c *corpus) parkedPrint() (mtime, size int64, ok bool) {
 // fixed returns the single files that exist: the audit logs, the timeline, the parked items.
 func (c *corpus) fixed() []file {
 	var out []file
-	for _, f := range []file{{path: auditRel, src: srcAudit}, {path: legacyAuditRel, src: srcAudit}, {path: timelineRel, src: srcTimeline}} {
+	for _, f := range []file{{path: auditRel, src: srcAudit}, {path: legacyAuditRel, src: srcAudit}, {path: timelineRel, src: srcTimeline}, {path: prunedRel, src: srcPruned}} {
 		if m, s, ok := c.stat(f.path); ok {
 			f.mtime, f.size = m, s
 			out = append(out, f)
@@ -290,9 +294,12 @@ func (c *corpus) extract(f file, from int64, emit func(*doc)) (indexed int64, ta
 		body := line[:len(line)-1]
 		var d doc
 		ok := false
-		if f.src == srcAudit {
+		switch f.src {
+		case srcAudit:
 			d, ok = auditDoc(body)
-		} else {
+		case srcPruned:
+			d, ok = prunedDoc(body)
+		default:
 			d, ok = timelineDoc(body)
 		}
 		if ok {
@@ -447,6 +454,39 @@ func timelineDoc(line []byte) (doc, bool) {
 	return doc{kind: Timeline, time: unix(ev.Time), branch: ev.Branch, title: timelineTitle(ev), body: timelineBody(ev)}, true
 }
 
+// prunedEntry is a line of the log of pruned checkpoints (catalog.PrunedFile).
+type prunedEntry struct {
+	ts                    time.Time
+	name                  string // the checkpoint's file name
+	kind, branch, session string
+	text                  string
+}
+
+func parsePruned(line []byte) (prunedEntry, bool) {
+	if !gjson.ValidBytes(line) {
+		return prunedEntry{}, false
+	}
+	v := gjson.ParseBytes(line)
+	cp := v.Get("checkpoint").Str
+	e := prunedEntry{name: cp[strings.LastIndexByte(cp, '/')+1:], kind: v.Get("kind").Str, branch: v.Get("branch").Str,
+		session: v.Get("session").Str, text: v.Get("text").Str}
+	e.ts, _ = time.Parse(time.RFC3339, v.Get("ts").Str)
+	return e, strings.HasSuffix(e.name, ".md") && e.text != ""
+}
+
+// prunedDoc is a pruned checkpoint, indexed as it was: its title and its text, dated by its
+// name (when it was taken), on its branch.
+func prunedDoc(line []byte) (doc, bool) {
+	e, ok := parsePruned(line)
+	if !ok {
+		return doc{}, false
+	}
+	p := parseCheckpoint(e.name, []byte(e.text))
+	return doc{kind: Pruned, time: unix(p.time), branch: p.branch, title: p.title, body: p.text}, true
+}
+
+func prunedID(e prunedEntry) string { return Pruned.String() + ":" + strings.TrimSuffix(e.name, ".md") }
+
 // parkedTime is the start of an item's Raised day, local time.
 func parkedTime(it parking.Item) int64 {
 	t, err := time.ParseInLocation(parking.DateLayout, it.Raised, time.Local)
@@ -468,6 +508,7 @@ func parkedDoc(it parking.Item) doc {
 //	parked:<slug>
 //	archived:<YYYYMMDD-HHMMSS>-<item slug>    expired:<…>    (ts of the audit line, UTC)
 //	timeline:<YYYYMMDD-HHMMSS>-<event>-<first 8 of the session>
+//	pruned:<the checkpoint's id>              session:<the session's id>
 //
 // and a line without a readable ts is <kind>:h<fnv-32a of the line, hex>. Show resolves an id
 // from the files alone, so it works without the index, and a damaged one.
