@@ -258,6 +258,15 @@ func (ix *Index) Sync(ctx context.Context) (SyncStats, error) {
 	return ix.sync(ctx, false)
 }
 
+// Rebuild builds the project's index whole again, whatever the stamp says: after cairn forget,
+// so that no segment keeps a forgotten item's words.
+func (ix *Index) Rebuild(ctx context.Context) (SyncStats, error) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.unload()
+	return ix.sync(ctx, true)
+}
+
 // How much of the project a sync lists: the single files only (the checkpoint directory did
 // not change), the checkpoint names too (it did: only new names are stat'ed), or every file.
 const (

@@ -80,7 +80,7 @@ func (c *corpus) show(id string) (Item, error) {
 	case Parked:
 		items, err := c.parkedItems()
 		for _, it := range items {
-			if it.Slug == rest {
+			if it.Slug == rest && !c.forgotten([]byte(it.Text)) {
 				return Item{ID: id, Kind: Parked, Title: it.Name, Time: timeOf(parkedTime(it)), Path: parkedRel, Text: it.Text}, nil
 			}
 		}
@@ -136,6 +136,9 @@ func (c *corpus) showCheckpoint(id string) (Item, error) {
 	if err != nil {
 		return Item{}, err
 	}
+	if c.forgotten(data) {
+		return Item{}, notFound(id)
+	}
 	p := parseCheckpoint(name, data)
 	return Item{ID: id, Kind: p.kind, Title: p.title, Branch: p.branch, Time: p.time, Path: rel, Text: string(data)}, nil
 }
@@ -149,7 +152,7 @@ func (c *corpus) showPruned(id, name string) (Item, error) {
 	var found Item
 	ok := false
 	needle := []byte("/" + name + `"`)
-	err := c.scanLines(prunedRel, func(l []byte) bool { return bytes.Contains(l, needle) }, func(line []byte) bool {
+	err := c.scanLines(prunedRel, func(l []byte) bool { return bytes.Contains(l, needle) && !c.forgotten(l) }, func(line []byte) bool {
 		e, good := parsePruned(line)
 		if good && e.name == name {
 			p := parseCheckpoint(name, []byte(e.text))
@@ -167,17 +170,17 @@ func (c *corpus) showPruned(id, name string) (Item, error) {
 }
 
 // showLine finds the line of one of the files whose id is id. An id that carries a time only
-// parses the lines that hold that time.
+// parses the lines that hold that time; a forgotten line is not found.
 func (c *corpus) showLine(id, rest string, files []string, match func([]byte) (Item, bool)) (Item, error) {
-	want := func([]byte) bool { return true }
+	var ts []byte
 	if len(rest) > len(idTime) && rest[len(idTime)] == '-' {
 		t, err := time.Parse(idTime, rest[:len(idTime)])
 		if err != nil {
 			return Item{}, notFound(id)
 		}
-		ts := []byte(t.Format("2006-01-02T15:04:05"))
-		want = func(l []byte) bool { return bytes.Contains(l, ts) }
+		ts = []byte(t.Format("2006-01-02T15:04:05"))
 	}
+	want := func(l []byte) bool { return (ts == nil || bytes.Contains(l, ts)) && !c.forgotten(l) }
 	for _, rel := range files {
 		var found Item
 		ok := false
@@ -211,4 +214,26 @@ func eventText(ev timeline.Event) string {
 		fmt.Fprintf(&b, "time: %s\n", ev.Time.UTC().Format(time.RFC3339))
 	}
 	return b.String()
+}
+
+// LineID is the id search gives a line of one of the project's logs — rel is the log's path
+// relative to the root: the audit log (and the original workflow's), the timeline, the log of
+// pruned checkpoints — and "" for a line that is no item of it. cairn forget finds the lines an
+// id names with it.
+func LineID(rel string, line []byte) string {
+	switch rel {
+	case auditRel, legacyAuditRel:
+		if e, ok := parking.ParseAuditLine(line); ok && auditKind(e.Action) != 0 {
+			return auditID(e, line)
+		}
+	case timelineRel:
+		if ev, ok := timeline.Parse(line); ok {
+			return timelineID(ev, line)
+		}
+	case prunedRel:
+		if e, ok := parsePruned(line); ok {
+			return prunedID(e)
+		}
+	}
+	return ""
 }

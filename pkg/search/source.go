@@ -22,6 +22,7 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/parking"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 	"github.com/cairn-hooks/cairn/pkg/timeline"
+	"github.com/cairn-hooks/cairn/pkg/tombstone"
 )
 
 // This file is what is searched: the files of a project that hold items, and how each turns
@@ -107,11 +108,23 @@ type corpus struct {
 	parked []parking.Item
 	listed bool
 	hist   *history // for Show: the transcripts, when the project has a history
+	config string
+	stones *tombstone.Set // read on first use (forgotten)
 }
 
 func newCorpus(root, configDir string, now func() time.Time) *corpus {
 	dir, _ := filepath.Rel(root, checkpoint.Dir(root))
-	return &corpus{root: root, dirs: parking.LegacyDirs(configDir, root), now: now, ckpts: filepath.ToSlash(dir)}
+	return &corpus{root: root, dirs: parking.LegacyDirs(configDir, root), now: now, ckpts: filepath.ToSlash(dir), config: configDir}
+}
+
+// forgotten reports whether content is an item cairn forget removed (its tombstone holds its
+// hash): it is neither indexed nor shown, wherever it turns up again (a checkpoint git brings
+// back, a line of a log cairn does not write).
+func (c *corpus) forgotten(content []byte) bool {
+	if c.stones == nil {
+		c.stones, _ = tombstone.Read(c.config)
+	}
+	return c.stones.Content(content)
 }
 
 func (c *corpus) abs(rel string) string { return filepath.Join(c.root, filepath.FromSlash(rel)) }
@@ -238,14 +251,18 @@ func (c *corpus) extract(f file, from int64, emit func(*doc)) (indexed int64, ta
 		if err != nil {
 			return 0, 0, err
 		}
-		d := checkpointDoc(f.path[strings.LastIndexByte(f.path, '/')+1:], data)
-		emit(&d)
+		if !c.forgotten(data) {
+			d := checkpointDoc(f.path[strings.LastIndexByte(f.path, '/')+1:], data)
+			emit(&d)
+		}
 		return int64(len(data)), 0, nil
 	case srcParked:
 		items, err := c.parkedItems()
 		for _, it := range items {
-			d := parkedDoc(it)
-			emit(&d)
+			if !c.forgotten([]byte(it.Text)) {
+				d := parkedDoc(it)
+				emit(&d)
+			}
 		}
 		return 0, 0, err
 	}
@@ -292,6 +309,9 @@ func (c *corpus) extract(f file, from int64, emit func(*doc)) (indexed int64, ta
 			continue
 		}
 		body := line[:len(line)-1]
+		if c.forgotten(body) {
+			continue
+		}
 		var d doc
 		ok := false
 		switch f.src {

@@ -586,3 +586,21 @@ func (x *Catalog) writeCataloged(now time.Time, session string, write func(cat [
 	x.entries, x.read = final, true
 	return pruneErr
 }
+
+// Forget removes the entry of the checkpoint file (relative to the root) from the catalog, under
+// its lock, and records nothing of it: cairn forget's removal. It reports whether there was one.
+func (x *Catalog) Forget(file string) (bool, error) {
+	found := false
+	x.Entries()
+	_, err := x.files.Update(x.path(), 0o600, func(old []byte, _ bool) ([]byte, error) {
+		cat := readCatalog(old)
+		n := len(cat)
+		cat = slices.DeleteFunc(cat, func(e Entry) bool { return e.File == file })
+		if found = len(cat) < n; !found {
+			return nil, safefile.ErrNoChange
+		}
+		return writeCatalog(cat), nil
+	}, safefile.Limit(maxIndexSize), safefile.NoSync)
+	x.read = false
+	return found, err
+}
