@@ -135,9 +135,9 @@ func TestHistorySessions(t *testing.T) {
 	for q, want := range map[string]string{
 		"integer cents":      "claude: Understood: «integer» «cents» for ledger7.",
 		"keep amounts":       "you: We decided to «keep» ledger7 «amounts» as integer cents. The token is [REDACTED].",
-		"1301":               "exit 1: … ledger7 total = 1300, want «1301»",
-		"refill":             "Claude Code's summary: … limiter; Claude changed the «refill».",
-		"parse.go":           "claude: … start with internal/ledger7/«parse.go».",
+		"1301":               "exit 1: --- FAIL: TestLedger7 (0.01s) — parse_test.go:41: ledger7 total = 1300, want «1301»",
+		"refill":             "Claude Code's summary: The user asked to fix the quota9 limiter; Claude changed the «refill».",
+		"parse.go":           "claude: I'll start with internal/ledger7/«parse.go».",
 		"go test ledger7":    "$ «go» «test» ./internal/«ledger7»/",
 		"bucket refills":     "claude: The quota9 «bucket» «refills» too early; fixing.",
 		"parse_test.go 1300": "exit 1: --- FAIL: «Test»Ledger7 (0.01s) — «parse_test.go»:41: ledger7 total = «1300», want 1301",
