@@ -23,8 +23,11 @@ type testHistory struct {
 	dir    string // <config>/projects/<the root's slug>
 }
 
-func newTestHistory(t *testing.T) *testHistory {
-	p := newTestProject(t)
+func newTestHistory(t *testing.T) *testHistory { return newTestProject(t).withHistory(t) }
+
+// withHistory gives the project a Claude Code config directory with a directory for its
+// transcripts.
+func (p *testProject) withHistory(t *testing.T) *testHistory {
 	config := filepath.Join(t.TempDir(), ".claude")
 	dir := filepath.Join(config, "projects", project.Slug(p.root))
 	if err := os.MkdirAll(dir, 0o700); err != nil {
