@@ -498,7 +498,10 @@ func (h *history) plan(files []transcriptFile, more bool, stones *tombstone.Set)
 			plan = append(plan, histPlan{f: f})
 		case rec.size == f.size && rec.mtime == f.mtime && rec.ident == f.ident && rec.flags&(filePartial|fileForgotten) == 0:
 			// unchanged
-		case rec.flags&(fileForeign|fileForgotten) == 0 && rec.ident == f.ident && f.size >= rec.indexed && h.appended(f, rec):
+		case rec.flags&(fileForeign|fileForgotten) == 0 && rec.ident == f.ident && f.size >= rec.indexed &&
+			(f.size > rec.size || rec.flags&filePartial != 0) && h.appended(f, rec):
+			// Grown (or left unfinished) with the same bytes before where the reading stopped: read
+			// what follows. A file the same length with a new time was written over, not appended.
 			plan = append(plan, histPlan{f: f, from: rec.indexed})
 		default:
 			plan = append(plan, histPlan{f: f, flags: fileWhole})

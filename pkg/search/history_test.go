@@ -250,6 +250,24 @@ func TestHistoryIncremental(t *testing.T) {
 	if got := find(t, ix, "manatee"); len(got) != 1 {
 		t.Errorf("rewritten: the new word: %v", got)
 	}
+	// Rewritten in place, the same length, far from the end: read whole.
+	a.Reset()
+	for range 40 {
+		a.Read(h.p.root+"/x.txt", 1000).Say("filler about nothing")
+	}
+	h.add(sidA, a.Bytes())
+	syncAll(t, ix)
+	data, _ = os.ReadFile(h.path(sidA))
+	data = bytes.ReplaceAll(data, []byte("manatee"), []byte("dolphin"))
+	f, _ = os.OpenFile(h.path(sidA), os.O_WRONLY, 0)
+	f.WriteAt(data, 0)
+	f.Close()
+	if n := readBytes(t, ix); n != int64(len(data)) {
+		t.Fatalf("rewritten far from the end: read %d bytes, want %d", n, len(data))
+	}
+	if got := find(t, ix, "dolphin"); len(got) != 1 {
+		t.Errorf("rewritten far from the end: %v", got)
+	}
 	// Cut short.
 	os.Truncate(h.path(sidA), first)
 	if n := readBytes(t, ix); n != first {
