@@ -74,6 +74,7 @@ const (
 	maxTranscripts = 50000
 	// maxChunkText and maxChunkSpan bound a document: about one turn's text, and what a snippet
 	// reads again of the transcript (a long tool result between two messages ends a stretch).
+	minChunkText = 2 << 10
 	maxChunkText = 4 << 10
 	maxChunkSpan = 64 << 10
 	// tailWindow is how many bytes before a transcript's indexed point their checksum covers:
@@ -132,6 +133,8 @@ type history struct {
 	sessOf   [][]int32 // per segment, per file record: its session number; -1 not looked up yet
 	sessions map[string]int32
 	paths    []string // session number → path
+
+	listings int // full listings taken (list): what the quick look spares
 }
 
 func newHistory(config string, roots []string) *history {
@@ -146,8 +149,10 @@ func newHistory(config string, roots []string) *history {
 
 // list returns the transcripts of the roots, sorted by path, and whether there were more than
 // maxTranscripts. Only regular files named <session>.jsonl count: no link, no directory.
-func (h *history) list() (files []transcriptFile, more bool) {
-	for _, d := range project.TranscriptDirs(h.config, h.roots) {
+func (h *history) list() (files []transcriptFile, dirs []project.TranscriptDir, more bool) {
+	h.listings++
+	dirs = project.TranscriptDirs(h.config, h.roots)
+	for _, d := range dirs {
 		dir := filepath.Join(h.projects, d.Name)
 		names, over, err := safefile.ReadDir(h.projects, dir, maxTranscripts-len(files)+1)
 		if err != nil {
@@ -172,7 +177,7 @@ func (h *history) list() (files []transcriptFile, more bool) {
 		}
 	}
 	slices.SortFunc(files, func(a, b transcriptFile) int { return strings.Compare(a.path, b.path) })
-	return files, more
+	return files, dirs, more
 }
 
 // fingerprint is what a listing says of the history: every transcript's path, size, time and
@@ -205,6 +210,21 @@ type manifest struct {
 	complete bool   // every transcript of that listing was read to its end
 	next     uint32 // the next segment's number
 	segs     []segEntry
+	// The quick look a search takes instead of listing every transcript (quickFresh): when the
+	// last listing was (unix seconds), how many transcripts it found, the tombstones' size and time
+	// then, and what to stat — the projects directory, each transcript directory, each transcript
+	// written to in the last hotWindow.
+	full     int64
+	sessions uint32
+	stones   [2]int64
+	looks    []look
+}
+
+// look is a file or directory as the last listing found it, relative to <config>/projects ("" is
+// that directory itself).
+type look struct {
+	path        string
+	size, mtime int64
 }
 
 type segEntry struct {
@@ -212,7 +232,7 @@ type segEntry struct {
 	size     int64
 }
 
-const manifestMagic = "CHIST001"
+const manifestMagic = "CHIST002"
 
 func (m manifest) marshal() []byte {
 	le := binary.LittleEndian
@@ -230,11 +250,26 @@ func (m manifest) marshal() []byte {
 		b = le.AppendUint32(b, s.crc)
 		b = le.AppendUint64(b, uint64(s.size))
 	}
+	b = le.AppendUint64(b, uint64(m.full))
+	b = le.AppendUint32(b, m.sessions)
+	b = le.AppendUint64(b, uint64(m.stones[0]))
+	b = le.AppendUint64(b, uint64(m.stones[1]))
+	b = le.AppendUint32(b, uint32(len(m.looks)))
+	for _, l := range m.looks {
+		b = le.AppendUint16(b, uint16(len(l.path)))
+		b = append(b, l.path...)
+		b = le.AppendUint64(b, uint64(l.size))
+		b = le.AppendUint64(b, uint64(l.mtime))
+	}
 	return le.AppendUint32(b, crc32.Checksum(b, castagnoli()))
 }
 
-// maxSegments bounds a manifest's list (a manifest is read whole by every search).
-const maxSegments = 4096
+// maxSegments bounds a manifest's list of segments and maxLooks its quick look (a manifest is
+// read whole by every search).
+const (
+	maxSegments = 4096
+	maxLooks    = 512
+)
 
 func unmarshalManifest(b []byte) (manifest, bool) {
 	le := binary.LittleEndian
@@ -248,15 +283,35 @@ func unmarshalManifest(b []byte) (manifest, bool) {
 	p := b[len(manifestMagic):]
 	m := manifest{print: le.Uint64(p), complete: le.Uint32(p[8:])&1 != 0, next: le.Uint32(p[12:])}
 	n := le.Uint32(p[16:])
-	if n > maxSegments || len(b) != head+int(n)*16+4 {
+	const tail = 8 + 4 + 16 + 4
+	if n > maxSegments || len(b) < head+int(n)*16+tail+4 {
 		return manifest{}, false
 	}
-	p = b[head:]
+	p = b[head : len(b)-4]
 	for i := range n {
 		r := p[16*i:]
 		m.segs = append(m.segs, segEntry{num: le.Uint32(r), crc: le.Uint32(r[4:]), size: int64(le.Uint64(r[8:]))})
 	}
-	return m, true
+	p = p[16*n:]
+	m.full, m.sessions = int64(le.Uint64(p)), le.Uint32(p[8:])
+	m.stones = [2]int64{int64(le.Uint64(p[12:])), int64(le.Uint64(p[20:]))}
+	nl := le.Uint32(p[28:])
+	p = p[tail:]
+	if nl > maxLooks {
+		return manifest{}, false
+	}
+	for range nl {
+		if len(p) < 2 {
+			return manifest{}, false
+		}
+		k := int(le.Uint16(p))
+		if len(p) < 2+k+16 {
+			return manifest{}, false
+		}
+		m.looks = append(m.looks, look{path: string(p[2 : 2+k]), size: int64(le.Uint64(p[2+k:])), mtime: int64(le.Uint64(p[10+k:]))})
+		p = p[2+k+16:]
+	}
+	return m, len(p) == 0
 }
 
 // ---- Loading ----
@@ -270,7 +325,7 @@ func (ix *Index) loadHistory() {
 		return
 	}
 	ix.unloadHistory()
-	data, _, err := safefile.ReadFile(ix.tree, ix.path(histManifest), 16+maxSegments*16+64)
+	data, _, err := safefile.ReadFile(ix.tree, ix.path(histManifest), 128+maxSegments*16+maxLooks*(2+1<<16+16))
 	if err != nil {
 		return
 	}
@@ -441,15 +496,19 @@ func (ix *Index) syncHistory(ctx context.Context, budget time.Duration) (History
 		return HistoryStats{}, nil
 	}
 	start := histClock()
-	files, more := h.list()
+	if h.quickFresh(start) {
+		return HistoryStats{Sessions: int(h.man.sessions)}, nil
+	}
+	files, dirs, more := h.list()
 	stones, _ := tombstone.Read(h.config)
 	print := fingerprint(files, h.roots, stones.Print)
 	st := HistoryStats{Sessions: len(files), More: more}
 	if h.man.print == print && h.man.complete {
+		ix.noteLook(files, dirs, more, stones, start)
 		return st, nil
 	}
 	if !ix.stored {
-		return ix.buildHistory(ctx, files, more, stones, print, start, budget, st)
+		return ix.buildHistory(ctx, files, dirs, more, stones, print, start, budget, st)
 	}
 	ix.ignored()
 	// A search does not wait for another process's indexing; a sync without a budget does.
@@ -468,9 +527,94 @@ func (ix *Index) syncHistory(ctx context.Context, budget time.Duration) (History
 	defer unlock()
 	ix.loadHistory() // another process may have brought it up to date meanwhile
 	if h.man.print == print && h.man.complete {
-		return st, nil
+		h.setLook(files, dirs, more, stones, start)
+		return st, ix.writeManifest()
 	}
-	return ix.buildHistory(ctx, files, more, stones, print, start, budget, st)
+	return ix.buildHistory(ctx, files, dirs, more, stones, print, start, budget, st)
+}
+
+// hotWindow: a transcript written to within it at a listing is one a session may still be
+// writing, which the quick look stats; older ones are stat'ed at the next full listing, within
+// fullEvery. (A session resumed after days writes to its old transcript again: its new lines are
+// found at the next full listing.)
+const hotWindow = 24 * time.Hour
+
+// quickFresh reports whether the history is up to date by the quick look: the last listing found
+// every transcript read to its end, less than fullEvery ago, and nothing it recorded to stat has
+// changed — the projects directory and each transcript directory (a session started or gone
+// changes them), each transcript written to recently, the tombstones.
+func (h *history) quickFresh(now time.Time) bool {
+	m := &h.man
+	if !m.complete || len(m.looks) == 0 || now.Unix()-m.full >= int64(fullEvery/time.Second) || now.Unix() < m.full {
+		return false
+	}
+	if fi, err := os.Lstat(tombstone.Path(h.config)); err == nil && [2]int64{fi.Size(), fi.ModTime().UnixNano()} != m.stones ||
+		err != nil && m.stones != [2]int64{} {
+		return false
+	}
+	for _, l := range m.looks {
+		fi, err := os.Lstat(filepath.Join(h.projects, filepath.FromSlash(l.path)))
+		if err != nil || fi.Size() != l.size || fi.ModTime().UnixNano() != l.mtime {
+			return false
+		}
+	}
+	return true
+}
+
+// setLook records in the manifest what the next searches' quick look stats, from a listing taken
+// at now: nothing when a directory or a recent transcript changed too recently for its time to
+// be trusted (git's racy rule: it could change again within the same tick), or when there are
+// more than maxLooks of them — the next search then lists everything again.
+func (h *history) setLook(files []transcriptFile, dirs []project.TranscriptDir, more bool, stones *tombstone.Set, now time.Time) {
+	m := &h.man
+	m.full, m.sessions, m.stones, m.looks = now.Unix(), uint32(len(files)), stones.Print, nil
+	if more {
+		return
+	}
+	var looks []look
+	add := func(rel string) bool {
+		fi, err := os.Lstat(filepath.Join(h.projects, filepath.FromSlash(rel)))
+		if err != nil || racy(fi.ModTime(), now) || len(looks) == maxLooks {
+			return false
+		}
+		looks = append(looks, look{path: rel, size: fi.Size(), mtime: fi.ModTime().UnixNano()})
+		return true
+	}
+	if !add("") {
+		return
+	}
+	for _, d := range dirs {
+		if !add(d.Name) {
+			return
+		}
+	}
+	for _, f := range files {
+		if now.Sub(time.Unix(0, f.mtime)) < hotWindow && !add(f.path) {
+			return
+		}
+	}
+	m.looks = looks
+}
+
+// noteLook records the quick look of an up-to-date history found by a full listing, best effort:
+// when another process holds the lock, the next search lists again.
+func (ix *Index) noteLook(files []transcriptFile, dirs []project.TranscriptDir, more bool, stones *tombstone.Set, now time.Time) {
+	if !ix.stored {
+		ix.hist.setLook(files, dirs, more, stones, now)
+		return
+	}
+	unlock, busy, err := safefile.TryLock(ix.tree, ix.path(histLock))
+	if err != nil || busy {
+		return
+	}
+	defer unlock()
+	print := ix.hist.man.print
+	ix.loadHistory()
+	if ix.hist.man.print != print || !ix.hist.man.complete {
+		return // changed meanwhile: the next search looks again
+	}
+	ix.hist.setLook(files, dirs, more, stones, now)
+	ix.writeManifest()
 }
 
 func pending(plan []histPlan) int {
@@ -556,7 +700,7 @@ func (h *history) under(dir string) bool {
 }
 
 // buildHistory reads what plan names into new segments, within budget, and records them.
-func (ix *Index) buildHistory(ctx context.Context, files []transcriptFile, more bool, stones *tombstone.Set, print uint64, start time.Time, budget time.Duration, st HistoryStats) (HistoryStats, error) {
+func (ix *Index) buildHistory(ctx context.Context, files []transcriptFile, dirs []project.TranscriptDir, more bool, stones *tombstone.Set, print uint64, start time.Time, budget time.Duration, st HistoryStats) (HistoryStats, error) {
 	h := ix.hist
 	plan := h.plan(files, more, stones)
 	defer debug.SetGCPercent(debug.SetGCPercent(buildGCPercent))
@@ -570,6 +714,11 @@ func (ix *Index) buildHistory(ctx context.Context, files []transcriptFile, more 
 		return st, err
 	}
 	h.man.print, h.man.complete = print, st.Pending == 0
+	if h.man.complete {
+		h.setLook(files, dirs, more, stones, histClock())
+	} else {
+		h.man.looks = nil
+	}
 	if err := ix.writeManifest(); err != nil {
 		return st, err
 	}
@@ -775,7 +924,7 @@ func (c *chunker) add(m *transcript.Message) bool {
 		}
 	}
 	ended := false
-	if c.open && (m.Kind == transcript.Typed || m.Kind == transcript.Summarized ||
+	if c.open && (m.Kind == transcript.Typed && c.text.Len() >= minChunkText || m.Kind == transcript.Summarized ||
 		m.End-c.start > maxChunkSpan || c.text.Len()+len(piece) > maxChunkText) {
 		ended = c.flush()
 	}
@@ -845,7 +994,7 @@ func (ix *Index) storeHistSegment(bd *builder) error {
 	}
 	h.man.next++
 	h.man.segs = append(h.man.segs, segEntry{num: num, crc: s.crc, size: int64(len(s.data))})
-	h.man.complete = false
+	h.man.complete, h.man.looks = false, nil
 	h.segs = append(h.segs, s)
 	h.findDead()
 	h.sessOf, h.sessions, h.paths = nil, nil, nil

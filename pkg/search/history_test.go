@@ -511,7 +511,7 @@ func TestShowSession(t *testing.T) {
 		"Requests (2 typed):\n  1. Fix the heron3 parser; the key is [REDACTED]\n  2. We decided to drop the heron3 v1 endpoint.\n",
 		"Files edited, most recent first (1):\n  - internal/heron3/parse.go\n",
 		"  $ go test ./internal/heron3/  → exit 1: --- FAIL: TestHeron3 — parse_test.go:9: want 2\n",
-		"Claude Code's summary (1 of the last 1 compactions):\n  The user asked to fix the heron3 parser.\n",
+		"Claude Code's summary, at its last compaction:\n  The user asked to fix the heron3 parser.\n",
 		"Decisions stated:\n  - We decided to drop the heron3 v1 endpoint.\n",
 		"Resume it in Claude Code: cd " + h.p.root + " && claude --resume " + sidA + "\n",
 	} {
@@ -526,5 +526,73 @@ func TestShowSession(t *testing.T) {
 		if _, err := Show(Config{Root: h.p.root, ConfigDir: h.config, Roots: []string{h.p.root}}, bad); err == nil {
 			t.Errorf("%s shows", bad)
 		}
+	}
+}
+
+// A search stats the directories and the recently written transcripts, not every transcript: an
+// append to a recent one, a session started, a tombstone are seen at once; an append to a
+// transcript last written days ago waits for the full listing, at most fullEvery later.
+func TestHistoryQuickLook(t *testing.T) {
+	h := newTestHistory(t)
+	old, recent := time.Now().Add(-72*time.Hour), time.Now().Add(-time.Hour)
+	a := h.session(sidA, -3)
+	a.Prompt("the albatross1 schedule")
+	h.write(sidA, a.Bytes())
+	os.Chtimes(h.path(sidA), old, old)
+	b := h.session(sidB, 0)
+	b.Prompt("the cormorant2 feed")
+	h.write(sidB, b.Bytes())
+	settle := func() { // no directory or file within the racy window: the quick look can trust them
+		os.Chtimes(h.path(sidB), recent, recent)
+		os.Chtimes(h.dir, recent, recent)
+		os.Chtimes(filepath.Dir(h.dir), recent, recent)
+	}
+	settle()
+	ix := h.index(t.TempDir())
+	defer ix.Close()
+	syncAll(t, ix)
+	n := ix.hist.listings
+	if got := find(t, ix, "albatross1"); len(got) != 1 || ix.hist.listings != n {
+		t.Fatalf("up to date: %v, %d listings", got, ix.hist.listings-n)
+	}
+	// The recent transcript grows: seen.
+	b.Reset()
+	b.Prompt("and the cormorant2 nest")
+	h.add(sidB, b.Bytes())
+	settle()
+	if got := find(t, ix, "nest"); len(got) != 1 {
+		t.Fatalf("an append to a recent transcript: %v", got)
+	}
+	// The old one grows, its time left old: the quick look does not see it until the full
+	// listing is due.
+	a.Reset()
+	a.Prompt("and the albatross1 migration")
+	h.add(sidA, a.Bytes())
+	os.Chtimes(h.path(sidA), old.Add(time.Second), old.Add(time.Second))
+	n = ix.hist.listings
+	if got := find(t, ix, "migration"); len(got) != 0 || ix.hist.listings != n {
+		t.Fatalf("before the full listing is due: %v, %d listings", got, ix.hist.listings-n)
+	}
+	later := time.Now().Add(fullEvery + time.Minute)
+	histClock = func() time.Time { return later }
+	defer func() { histClock = time.Now }()
+	if got := find(t, ix, "migration"); len(got) != 1 {
+		t.Fatalf("after the full listing: %v", got)
+	}
+	histClock = time.Now
+	syncAll(t, ix) // the listing's time back to now
+	// A new session: its directory changed.
+	c := h.session("3c4d5e6f-1111-4222-8333-444455556666", 0)
+	c.Prompt("the puffin9 map")
+	h.write("3c4d5e6f-1111-4222-8333-444455556666", c.Bytes())
+	if got := find(t, ix, "puffin9"); len(got) != 1 {
+		t.Fatalf("a new session: %v", got)
+	}
+	settle()
+	syncAll(t, ix)
+	// A tombstone.
+	tombstone.Append(safefile.Disk{Roots: []string{h.p.root}}, h.config, []tombstone.Stone{{Time: at(0), ID: "session:" + sidB, Kind: "session"}})
+	if got := find(t, ix, "cormorant2"); len(got) != 0 {
+		t.Fatalf("a forgotten session: %v", got)
 	}
 }

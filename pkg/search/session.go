@@ -128,7 +128,11 @@ func digestText(sid string, f transcriptFile, d transcript.Digest) string {
 	}
 	for i, s := range d.Summaries {
 		line("")
-		line("Claude Code's summary (%d of the last %d compactions):", i+1, len(d.Summaries))
+		if len(d.Summaries) == 1 {
+			line("Claude Code's summary, at its last compaction:")
+		} else {
+			line("Claude Code's summary, at the %s of its last %d compactions:", ordinal(i+1), len(d.Summaries))
+		}
 		for _, l := range strings.Split(plain.Text(redact.Redact(s)), "\n") {
 			line("  %s", l)
 		}
@@ -143,6 +147,10 @@ func digestText(sid string, f transcriptFile, d transcript.Digest) string {
 	line("")
 	line("Resume it in Claude Code: cd %s && claude --resume %s", shellQuote(field(dir)), sid)
 	return b.String()
+}
+
+func ordinal(n int) string {
+	return [...]string{"", "first", "second", "third"}[min(n, 3)]
 }
 
 func orNone(s string) string {

@@ -497,3 +497,8 @@ func Size(root string) (int64, error) {
 	}
 	return n, nil
 }
+
+// Words is the generator's vocabulary, most frequent first: the words of $GOROOT/src's comments
+// (pseudo-words without a Go tree), for other generators that need text with a natural
+// distribution of words (transcripttest's Options.Words).
+func Words() []string { return loadVocab().words }
