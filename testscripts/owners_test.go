@@ -23,6 +23,8 @@ var owners = []struct {
 	{"the checkpoint catalog", func(s string) bool { return strings.Contains(s, "checkpoint-events.json") }, "pkg/checkpoint/catalog"},
 	{"a run's whiteboard", func(s string) bool { return s == "MEMORY.md" || strings.HasSuffix(s, "/MEMORY.md") }, "pkg/runstate"},
 	{"a run's state", func(s string) bool { return s == "state.json" || strings.HasSuffix(s, "/state.json") }, "pkg/runstate"},
+	{"the log of pruned checkpoints", func(s string) bool { return strings.HasSuffix(s, "pruned.jsonl") }, "pkg/checkpoint/catalog"},
+	{"cairn forget's tombstones", func(s string) bool { return strings.HasSuffix(s, "forgotten.jsonl") }, "pkg/tombstone"},
 }
 
 // exempt are packages that name these files for another reason: Claude Code's own auto-memory

@@ -43,7 +43,6 @@ type builder struct {
 	terms    []string
 	post     [][]byte // per term: uvarint (docID+1 delta, tf)
 	last     []uint32 // per term: the last docID+1 added (0: none yet)
-	df       []uint32
 	tf       []uint32 // per term, for the document being added: packTF(title, body)
 	touched  []uint32
 	docs     []byte
@@ -102,7 +101,6 @@ func (b *builder) addText(s string, inc uint32, dl *uint32, limit int) {
 			b.terms = append(b.terms, k)
 			b.post = append(b.post, nil)
 			b.last = append(b.last, 0)
-			b.df = append(b.df, 0)
 			b.tf = append(b.tf, 0)
 		}
 		if b.tf[id] == 0 {
@@ -144,7 +142,6 @@ func (b *builder) addDoc(d *doc, file uint32) {
 		b.post[t] = binary.AppendUvarint(b.post[t], uint64(b.tf[t]))
 		b.postLen += len(b.post[t]) - n
 		b.last[t] = id + 1
-		b.df[t]++
 		b.tf[t] = 0
 	}
 	b.touched = b.touched[:0]
@@ -303,14 +300,12 @@ func (b *builder) writeTo(w io.Writer, baseID uint64) error {
 	for _, id := range order {
 		le.PutUint32(rec[0:], bo)
 		le.PutUint32(rec[4:], po)
-		le.PutUint32(rec[8:], b.df[id])
 		ew.write(rec[:])
 		bo += uint32(len(b.terms[id]))
 		po += uint32(len(b.post[id]))
 	}
 	le.PutUint32(rec[0:], bo)
 	le.PutUint32(rec[4:], po)
-	le.PutUint32(rec[8:], 0)
 	ew.write(rec[:])
 	for _, id := range order {
 		ew.writeString(b.terms[id])

@@ -16,7 +16,8 @@ import (
 //	         flags u32, baseID u64 (a delta: the checksum of the base it extends), 8 section
 //	         offsets u64 (terms, blob, postings, docs, files, tomb, strings, end), then per kind
 //	         {docs u32, length u64} (BM25's average length is per kind), reserved bytes to 256
-//	terms    (nTerms+1) × {blobOff u32, postOff u32, df u32}, sorted by term; a sentinel last
+//	terms    (nTerms+1) × {blobOff u32, postOff u32}, sorted by term; a sentinel last (a term's
+//	         document frequency is its postings' count, known once they are read)
 //	blob     the terms' bytes
 //	postings per term: (uvarint docID+1 delta, uvarint tf)*, docIDs ascending; tf packs the
 //	         counts in the body and the title: body<<2 | min(title, 3)
@@ -37,10 +38,10 @@ import (
 
 const (
 	magic       = "CAIRNIDX"
-	version     = 3 // 2: a checkpoint's status after its branch; 3: sessions and pruned checkpoints
+	version     = 4 // 2: a checkpoint's status after its branch; 3: sessions and pruned checkpoints; 4: no df in the term records
 	headerSize  = 256
 	trailerSize = 4
-	termRec     = 12
+	termRec     = 8
 	docRec      = 40
 	fileRec     = 48
 )
@@ -193,17 +194,17 @@ func (s *segment) u16(off uint64) uint16 { return binary.LittleEndian.Uint16(s.d
 func (s *segment) u32(off uint64) uint32 { return binary.LittleEndian.Uint32(s.data[off:]) }
 func (s *segment) u64(off uint64) uint64 { return binary.LittleEndian.Uint64(s.data[off:]) }
 
-// term returns the i-th term (i < nTerms), its postings and its df; ok is false when they lie
-// outside their sections.
-func (s *segment) term(i uint32) (term, post []byte, df uint32, ok bool) {
+// term returns the i-th term (i < nTerms) and its postings; ok is false when they lie outside
+// their sections.
+func (s *segment) term(i uint32) (term, post []byte, ok bool) {
 	r := s.h.off[secTerms] + uint64(i)*termRec
-	b0, p0, df := uint64(s.u32(r)), uint64(s.u32(r+4)), s.u32(r+8)
+	b0, p0 := uint64(s.u32(r)), uint64(s.u32(r+4))
 	b1, p1 := uint64(s.u32(r+termRec)), uint64(s.u32(r+termRec+4))
 	b0, b1, p0, p1 = b0+s.h.off[secBlob], b1+s.h.off[secBlob], p0+s.h.off[secPost], p1+s.h.off[secPost]
 	if b0 > b1 || b1 > s.h.off[secPost] || p0 > p1 || p1 > s.h.off[secDocs] {
-		return nil, nil, 0, false
+		return nil, nil, false
 	}
-	return s.data[b0:b1], s.data[p0:p1], df, true
+	return s.data[b0:b1], s.data[p0:p1], true
 }
 
 // find returns the index of the first term >= t (nTerms when none is); ok is false when a
@@ -212,7 +213,7 @@ func (s *segment) find(t string) (uint32, bool) {
 	lo, hi := uint32(0), s.h.nTerms
 	for lo < hi {
 		m := lo + (hi-lo)/2
-		tm, _, _, ok := s.term(m)
+		tm, _, ok := s.term(m)
 		if !ok {
 			return 0, false
 		}

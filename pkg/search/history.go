@@ -1109,7 +1109,7 @@ func (h *history) merge(first int, now time.Time) (*builder, error) {
 		s := h.segs[si]
 		var docs, tfs []uint32
 		for t := uint32(0); t < s.h.nTerms; t++ {
-			tm, post, _, ok := s.term(t)
+			tm, post, ok := s.term(t)
 			if !ok {
 				return nil, errDamaged
 			}
@@ -1168,7 +1168,6 @@ func (b *builder) termID(t string) uint32 {
 	b.terms = append(b.terms, t)
 	b.post = append(b.post, nil)
 	b.last = append(b.last, 0)
-	b.df = append(b.df, 0)
 	b.tf = append(b.tf, 0)
 	return id
 }
@@ -1180,7 +1179,6 @@ func (b *builder) addPosting(id, doc, tf uint32) {
 	b.post[id] = binary.AppendUvarint(b.post[id], uint64(tf))
 	b.postLen += len(b.post[id]) - n
 	b.last[id] = doc + 1
-	b.df[id]++
 }
 
 // ErrNoHistory reports a search configured without a history (no Claude Code config directory).

@@ -193,14 +193,15 @@ func (ix *Index) postings(vs []view, t term) (docs, tfs []uint32, err error) {
 		}
 		start, lists := len(docs), 0
 		for ; i < s.h.nTerms && lists < 1024; i++ {
-			tm, post, df, ok := s.term(i)
+			tm, post, ok := s.term(i)
 			if !ok {
 				return nil, nil, errDamaged
 			}
 			if t.prefix && !bytes.HasPrefix(tm, []byte(t.text)) || !t.prefix && string(tm) != t.text {
 				break
 			}
-			if n := int(min(df, s.h.nDocs)); cap(docs)-len(docs) < n {
+			// A posting is two bytes at least: a bound on the documents to make room for.
+			if n := int(min(uint32(len(post)/2), s.h.nDocs)); cap(docs)-len(docs) < n {
 				docs, tfs = slices.Grow(docs, n), slices.Grow(tfs, n)
 			}
 			if docs, tfs, ok = s.postings(post, off, docs, tfs); !ok {

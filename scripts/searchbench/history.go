@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
@@ -24,8 +22,9 @@ import (
 
 // The history benchmark (-history 100MB,1GB,3GB): Claude Code's transcripts of one project's
 // sessions, generated at run time in Claude Code's format (transcripttest, with the vocabulary of
-// $GOROOT/src's comments so that the index meets a real one), each size in a directory of its
-// own under -dir, deleted afterwards unless -keep. Per size:
+// $GOROOT/src's comments so that the index meets a real one), a session every two hours back
+// from now, each size in a directory of its own under -dir, deleted afterwards unless -keep. Per
+// size:
 //
 //   - the cold index: `cairn index` on an empty cache, its wall time and peak RSS (GNU time);
 //   - the index's size against the text it indexed (what `cairn index --json` reports: the
@@ -35,12 +34,6 @@ import (
 //     in place, then `cairn search` (what cost a peer a rewrite of its whole index).
 //
 // The peers' case rides along (-peer): 201 sessions, about 67 MB.
-
-// session sizes are drawn log-uniform between these: most sessions are small, a few are large.
-const (
-	minSession = 8 << 10
-	maxSession = 16 << 20
-)
 
 // histCase is one generated history.
 type histCase struct {
@@ -113,41 +106,21 @@ func runHistory(o options, r *runner, floor float64) error {
 	return nil
 }
 
-// generate writes c's transcripts, once (a marker says they are complete).
+// generate writes c's transcripts (searchtest.History), once: a marker says they are complete.
 func generate(c histCase) (files int, bytes int64, err error) {
-	marker := filepath.Join(c.dir, ".generated")
-	if err := os.MkdirAll(c.transcript, 0o700); err != nil {
-		return 0, 0, err
-	}
 	os.MkdirAll(c.root, 0o755)
-	rnd := rand.New(rand.NewPCG(7, uint64(c.size)+uint64(c.sessions)))
-	words := searchtest.Words()
-	hi := float64(maxSession)
-	if c.sessions > 0 {
-		hi = 2 << 20
-	}
-	_, done := os.Stat(marker)
-	for i := 0; c.sessions > 0 && i < c.sessions || c.sessions == 0 && bytes < c.size; i++ {
-		size := int64(minSession * math.Pow(hi/minSession, rnd.Float64()))
-		path := filepath.Join(c.transcript, fmt.Sprintf("%08x-0000-4000-8000-%012x.jsonl", i, i))
-		if done == nil {
-			fi, err := os.Stat(path)
-			if err != nil {
-				return 0, 0, err
-			}
+	marker := filepath.Join(c.dir, ".generated")
+	if _, err := os.Stat(marker); err == nil {
+		for _, fi := range transcripts(c.transcript) {
 			files, bytes = files+1, bytes+fi.Size()
-			continue
 		}
-		t, err := transcripttest.WriteFile(path, transcripttest.Options{Size: size, Boundaries: int(size >> 22), Seed: uint64(i + 1), Root: c.root, Words: words})
-		if err != nil {
-			return 0, 0, err
-		}
-		files, bytes = files+1, bytes+t.Size
+		return files, bytes, nil
 	}
-	if done != nil {
+	files, bytes, err = searchtest.History(c.transcript, c.root, searchtest.HistoryOptions{Size: c.size, Sessions: c.sessions, Seed: 7})
+	if err == nil {
 		os.WriteFile(marker, nil, 0o644)
 	}
-	return files, bytes, nil
+	return files, bytes, err
 }
 
 func measureHistory(o options, r *runner, c histCase) (histResult, error) {
