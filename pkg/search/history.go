@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"hash/fnv"
 	"io"
+	"io/fs"
 	"math/bits"
 	"os"
 	"path/filepath"
@@ -554,12 +555,18 @@ func (h *history) quickFresh(now time.Time) bool {
 	}
 	for _, l := range m.looks {
 		fi, err := os.Lstat(filepath.Join(h.projects, filepath.FromSlash(l.path)))
+		if errors.Is(err, fs.ErrNotExist) && l.size == absent {
+			continue
+		}
 		if err != nil || fi.Size() != l.size || fi.ModTime().UnixNano() != l.mtime {
 			return false
 		}
 	}
 	return true
 }
+
+// absent is a look's size for what was not there (no projects directory yet: no session ran).
+const absent = -1
 
 // setLook records in the manifest what the next searches' quick look stats, from a listing taken
 // at now: nothing when a directory or a recent transcript changed too recently for its time to
@@ -574,6 +581,10 @@ func (h *history) setLook(files []transcriptFile, dirs []project.TranscriptDir, 
 	var looks []look
 	add := func(rel string) bool {
 		fi, err := os.Lstat(filepath.Join(h.projects, filepath.FromSlash(rel)))
+		if errors.Is(err, fs.ErrNotExist) && len(looks) < maxLooks {
+			looks = append(looks, look{path: rel, size: absent})
+			return true
+		}
 		if err != nil || racy(fi.ModTime(), now) || len(looks) == maxLooks {
 			return false
 		}

@@ -596,3 +596,32 @@ func TestHistoryQuickLook(t *testing.T) {
 		t.Fatalf("a forgotten session: %v", got)
 	}
 }
+
+// Without any transcript (no session ran yet: no projects directory), a search lists nothing
+// again and writes nothing, until the first session's directory appears.
+func TestHistoryNone(t *testing.T) {
+	h := newTestHistory(t)
+	os.RemoveAll(filepath.Join(h.config, "projects"))
+	ix := h.index(t.TempDir())
+	defer ix.Close()
+	if got := find(t, ix, "anything"); len(got) != 0 {
+		t.Fatal(got)
+	}
+	manifest := filepath.Join(ix.dir, histManifest)
+	fi, err := os.Stat(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := ix.hist.listings
+	find(t, ix, "anything")
+	if fi2, _ := os.Stat(manifest); ix.hist.listings != n || !fi2.ModTime().Equal(fi.ModTime()) {
+		t.Errorf("a search with no history listed again (%d) or wrote the manifest", ix.hist.listings-n)
+	}
+	os.MkdirAll(h.dir, 0o700)
+	s := h.session(sidA, 0)
+	s.Prompt("the first kestrel5 session")
+	h.write(sidA, s.Bytes())
+	if got := find(t, ix, "kestrel5"); len(got) != 1 {
+		t.Errorf("the first session: %v", got)
+	}
+}
