@@ -150,19 +150,11 @@ func cmdSearch(ctx context.Context, c *CLI, args []string) error {
 			return usagef("%v", err)
 		}
 	}
-	cfg, err := historyConfig(c)
+	cfg, ix, err := openIndex(ctx, c)
 	if err != nil {
 		return err
 	}
-	ix := search.Open(cfg)
 	defer ix.Close()
-	st, err := ix.Sync(ctx)
-	if err != nil {
-		return fmt.Errorf("search index: %w", err)
-	}
-	if st.Unstored != nil {
-		c.Warn("the search index could not be stored (%v); searched without it", st.Unstored)
-	}
 	rs, err := ix.Search(ctx, query, o)
 	if errors.Is(err, search.ErrNoWords) {
 		return usagef("%q: %v", query, err)
@@ -207,6 +199,25 @@ func cmdSearch(ctx context.Context, c *CLI, args []string) error {
 	}
 	fmt.Fprintln(w, "→ cairn show <id> prints an item whole")
 	return nil
+}
+
+// openIndex opens the project's index, its history included, and brings the part of it that
+// indexes cairn's files up to date.
+func openIndex(ctx context.Context, c *CLI) (search.Config, *search.Index, error) {
+	cfg, err := historyConfig(c)
+	if err != nil {
+		return cfg, nil, err
+	}
+	ix := search.Open(cfg)
+	st, err := ix.Sync(ctx)
+	if err != nil {
+		ix.Close()
+		return cfg, nil, fmt.Errorf("search index: %w", err)
+	}
+	if st.Unstored != nil {
+		c.Warn("the search index could not be stored (%v); it is used without it", st.Unstored)
+	}
+	return cfg, ix, nil
 }
 
 // pendingNote says on stderr what the search's sync of the history left to index, and how to
@@ -380,20 +391,12 @@ func cmdIndex(ctx context.Context, c *CLI, args []string) error {
 	if err := argsUsage("", "index", pos); err != nil {
 		return err
 	}
-	cfg, err := historyConfig(c)
+	start := c.Now()
+	cfg, ix, err := openIndex(ctx, c)
 	if err != nil {
 		return err
 	}
-	start := c.Now()
-	ix := search.Open(cfg)
 	defer ix.Close()
-	st, err := ix.Sync(ctx)
-	if err != nil {
-		return fmt.Errorf("search index: %w", err)
-	}
-	if st.Unstored != nil {
-		c.Warn("the search index could not be stored (%v)", st.Unstored)
-	}
 	hs, err := ix.SyncHistory(ctx, 0)
 	if err != nil {
 		return fmt.Errorf("search index: %w", err)

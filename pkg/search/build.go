@@ -196,35 +196,10 @@ func (b *builder) endFile(f file, first uint32, indexed int64, tail uint32, err 
 	return err
 }
 
-// addFiles indexes the planned files in order, two stages at once: a goroutine reads and parses
-// them, this one tokenizes and counts (half the work each, so the first build of a large
-// history takes about half as long on two cores). A file it cannot read is recorded empty.
+// addFiles indexes the planned files in order, in two stages at once (relay). A file it cannot
+// read is recorded empty.
 func (b *builder) addFiles(ctx context.Context, c *corpus, plan []planned) error {
-	type part struct {
-		docs    []doc
-		end     bool // the file's last part: what endFile needs follows
-		f       file
-		indexed int64
-		tail    uint32
-		err     error
-	}
-	parts := make(chan part, 8)
-	stop := make(chan struct{})
-	defer func() { // stop the reader and wait for it: it uses the corpus
-		close(stop)
-		for range parts {
-		}
-	}()
-	go func() {
-		defer close(parts)
-		send := func(p part) bool {
-			select {
-			case parts <- p:
-				return true
-			case <-stop:
-				return false
-			}
-		}
+	err := relay(func(send func(part) bool) {
 		for _, p := range plan {
 			var batch []doc
 			stopped := false
@@ -232,7 +207,7 @@ func (b *builder) addFiles(ctx context.Context, c *corpus, plan []planned) error
 				if stopped {
 					return
 				}
-				if batch = append(batch, *d); len(batch) == 256 {
+				if batch = append(batch, *d); len(batch) == batchDocs {
 					stopped = !send(part{docs: batch})
 					batch = nil
 				}
@@ -241,10 +216,19 @@ func (b *builder) addFiles(ctx context.Context, c *corpus, plan []planned) error
 				return
 			}
 		}
-	}()
+	}, b.consume(ctx))
+	if err == nil {
+		err = ctx.Err()
+	}
+	return err
+}
+
+// consume returns addFiles' second stage: it tokenizes and counts each file's documents and
+// records the file.
+func (b *builder) consume(ctx context.Context) func(part) error {
 	first := b.nDocs
 	n := 0
-	for p := range parts {
+	return func(p part) error {
 		fileNo := uint32(len(b.files) / fileRec)
 		for i := range p.docs {
 			if d := &p.docs[i]; d.kind > 0 && d.kind < numKinds {
@@ -254,12 +238,60 @@ func (b *builder) addFiles(ctx context.Context, c *corpus, plan []planned) error
 		if p.end {
 			b.endFile(p.f, first, p.indexed, p.tail, p.err)
 			first = b.nDocs
-			if n++; n%256 == 0 && ctx.Err() != nil {
+			if n++; n%256 == 0 {
 				return ctx.Err()
 			}
 		}
+		return nil
 	}
-	return ctx.Err()
+}
+
+// part is what the first stage of a build hands the second: documents of one file and, with
+// end, how its reading ended.
+type part struct {
+	docs    []doc
+	end     bool // the file's last part: what endFile needs follows
+	f       file
+	indexed int64
+	tail    uint32
+	err     error
+	read    int64    // a transcript's bytes read (history.go)
+	p       histPlan // a transcript's plan
+}
+
+// batchDocs is how many documents the first stage hands over at once.
+const batchDocs = 256
+
+// relay runs a build in two stages at once: produce, in a goroutine, reads and parses files and
+// hands their parts on through send; consume, in this one, tokenizes and counts them in order
+// (half the work each, so that a build takes about half as long on two cores). An error of
+// consume stops the two (send then reports false); relay waits for produce to end, as it reads
+// what the caller owns.
+func relay(produce func(send func(part) bool), consume func(part) error) error {
+	parts := make(chan part, 8)
+	stop := make(chan struct{})
+	defer func() {
+		close(stop)
+		for range parts {
+		}
+	}()
+	go func() {
+		defer close(parts)
+		produce(func(p part) bool {
+			select {
+			case parts <- p:
+				return true
+			case <-stop:
+				return false
+			}
+		})
+	}()
+	for p := range parts {
+		if err := consume(p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // writeTo writes the segment; baseID is the checksum of the base a delta extends (0 for a base).

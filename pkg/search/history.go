@@ -40,14 +40,15 @@ import (
 //     whole file again, whose new record (fileWhole) replaces the older ones — and writes one
 //     more segment. Small segments are merged as they accumulate (mergeSmall).
 //   - A document is a stretch of one transcript: a prompt and what followed it (Claude's text,
-//     the commands and their failures, the files edited), cut at maxChunkText of text or
-//     maxChunkSpan of transcript, and each compaction summary alone. Its text is redacted before
-//     it is tokenized; the index keeps words and where the stretch lies, never the text:
-//     a result's snippet is read again from the transcript.
+//     the commands and their failures, the files edited; short turns together up to minChunkText),
+//     cut at maxChunkText of text or maxChunkSpan of transcript, and each compaction summary
+//     alone. Its text is redacted before it is tokenized; the index keeps words and where the
+//     stretch lies, never the text: a result's snippet is read again from the transcript.
 //   - A line still being written is never read (transcript.Messages): it is read once whole.
 //   - A search syncs within a time budget: what did not fit stays for the next search, which says
 //     so; `cairn index` syncs without one. A sync that finds another process indexing answers from
-//     the segments as they are.
+//     the segments as they are. Before it lists every transcript, a search takes the quick look
+//     (quickFresh): a few stat calls that tell it nothing changed.
 
 // File names in the index directory.
 const (
@@ -73,8 +74,10 @@ const (
 	// maxTranscripts bounds the transcripts listed: a directory of a million tiny files costs a
 	// listing of this many, and the rest are left out (and said so).
 	maxTranscripts = 50000
-	// maxChunkText and maxChunkSpan bound a document: about one turn's text, and what a snippet
-	// reads again of the transcript (a long tool result between two messages ends a stretch).
+	// minChunkText, maxChunkText and maxChunkSpan bound a document: a prompt starts one once
+	// the last holds minChunkText of text (short turns share one: fewer, fuller documents make a
+	// smaller index), none holds more than maxChunkText, nor spans more than maxChunkSpan of
+	// transcript, what a snippet reads again (a long tool result between two messages ends one).
 	minChunkText = 2 << 10
 	maxChunkText = 4 << 10
 	maxChunkSpan = 64 << 10
@@ -739,42 +742,14 @@ func (ix *Index) buildHistory(ctx context.Context, files []transcriptFile, dirs 
 	return st, nil
 }
 
-// part is what the reader of addTranscripts hands the indexer: documents of one transcript and,
-// with end, how its reading ended.
-type part struct {
-	docs    []doc
-	end     bool
-	p       histPlan
-	indexed int64
-	tail    uint32
-	flags   uint8
-	read    int64
-}
-
 // addTranscripts reads the planned transcripts, in order, into segments: a goroutine reads and
 // cuts them into documents, this one tokenizes and counts, and writes a segment each time one is
 // full and at the end. It returns how many of plan it finished (a transcript cut by the deadline
 // counts as not finished: the next sync goes on with it).
 func (ix *Index) addTranscripts(ctx context.Context, plan []histPlan, deadline time.Time, st *HistoryStats) (int, error) {
 	h := ix.hist
-	parts := make(chan part, 8)
-	stop := make(chan struct{})
-	defer func() {
-		close(stop)
-		for range parts {
-		}
-	}()
 	late := func() bool { return !deadline.IsZero() && histClock().After(deadline) || ctx.Err() != nil }
-	go func() {
-		defer close(parts)
-		send := func(p part) bool {
-			select {
-			case parts <- p:
-				return true
-			case <-stop:
-				return false
-			}
-		}
+	produce := func(send func(part) bool) {
 		for _, p := range plan {
 			if !p.skip && late() {
 				return
@@ -783,7 +758,7 @@ func (ix *Index) addTranscripts(ctx context.Context, plan []histPlan, deadline t
 				return
 			}
 		}
-	}()
+	}
 	bd := newBuilder(ix.now())
 	done, first := 0, uint32(0)
 	var lastEnd int64 // the end of the last document added of the transcript being read
@@ -798,7 +773,7 @@ func (ix *Index) addTranscripts(ctx context.Context, plan []histPlan, deadline t
 		bd, first = newBuilder(ix.now()), 0
 		return nil
 	}
-	for pt := range parts {
+	err := relay(produce, func(pt part) error {
 		for i := range pt.docs {
 			d := &pt.docs[i]
 			bd.addDoc(d, uint32(len(bd.files)/fileRec))
@@ -815,19 +790,19 @@ func (ix *Index) addTranscripts(ctx context.Context, plan []histPlan, deadline t
 				}
 				bd.endFile(pt.p.f.record(flags), first, lastEnd, h.tailAt(pt.p.f.path, lastEnd), nil)
 				if err := flush(); err != nil {
-					return done, err
+					return err
 				}
 				cont = true
 			}
-			continue
+			return nil
 		}
-		flags := pt.flags
+		flags := pt.f.flags
 		if cont {
 			flags &^= fileWhole
 		}
 		bd.endFile(pt.p.f.record(flags), first, pt.indexed, pt.tail, nil)
 		first, cont = bd.nDocs, false
-		if pt.flags&filePartial == 0 {
+		if pt.f.flags&filePartial == 0 {
 			done++
 		}
 		if !pt.p.skip {
@@ -835,12 +810,14 @@ func (ix *Index) addTranscripts(ctx context.Context, plan []histPlan, deadline t
 			st.Bytes += pt.read
 		}
 		if bd.full() {
-			if err := flush(); err != nil {
-				return done, err
-			}
+			return flush()
 		}
+		return nil
+	})
+	if err == nil {
+		err = ctx.Err()
 	}
-	if err := ctx.Err(); err != nil {
+	if err != nil {
 		return done, err
 	}
 	return done, flush()
@@ -859,19 +836,17 @@ func (h *history) tailAt(rel string, off int64) uint32 {
 	return tailSum(fh, off, tailWindow)
 }
 
-// batch is how many documents the reader hands over at once.
-const batch = 256
-
 // read reads one planned transcript from p.from, handing its documents over in batches, and
 // returns its last part. late says when to stop (at a line's end).
 func (h *history) read(p histPlan, late func() bool, send func(part) bool) part {
-	end := part{end: true, p: p, indexed: p.from, flags: p.flags}
+	end := part{end: true, p: p, indexed: p.from}
+	end.f.flags = p.flags
 	if p.skip {
 		return end
 	}
 	fh, fi, err := safefile.Open(h.projects, h.abs(p.f.path))
 	if err != nil {
-		end.flags |= fileForeign // unreadable now: recorded, and read again once it changes
+		end.f.flags |= fileForeign // unreadable now: recorded, and read again once it changes
 		return end
 	}
 	defer fh.Close()
@@ -879,7 +854,7 @@ func (h *history) read(p histPlan, late func() bool, send func(part) bool) part 
 	if p.from == 0 {
 		_, cwd, _ := transcript.Start(fh, size)
 		if !h.under(cwd) && !(cwd == "" && p.f.exact) {
-			end.flags |= fileForeign // another project's session whose slug begins like this one's
+			end.f.flags |= fileForeign // another project's session whose slug begins like this one's
 			return end
 		}
 	}
@@ -896,7 +871,7 @@ func (h *history) read(p histPlan, late func() bool, send func(part) bool) part 
 			}
 			return true
 		}
-		if c.add(m) && len(c.docs) >= batch {
+		if c.add(m) && len(c.docs) >= batchDocs {
 			cut = !send(part{docs: c.docs, p: p})
 			c.docs = nil
 			return !cut
@@ -906,7 +881,7 @@ func (h *history) read(p histPlan, late func() bool, send func(part) bool) part 
 	c.flush()
 	end.docs, end.indexed, end.read = c.docs, n, n-p.from
 	if err != nil || stopped || cut {
-		end.flags |= filePartial
+		end.f.flags |= filePartial
 	}
 	end.tail = tailSum(fh, n, tailWindow)
 	return end
@@ -926,13 +901,9 @@ type chunker struct {
 // a turn, a summary stands alone, and a document ends at maxChunkText of text or maxChunkSpan of
 // transcript. It reports whether a document was ended.
 func (c *chunker) add(m *transcript.Message) bool {
-	piece := m.Text
-	if m.Kind == transcript.Outcome {
-		if piece == "" {
-			piece = "" // a command that exited 0: its command said it
-		} else {
-			piece = m.Status + ": " + piece
-		}
+	piece := m.Text // a command that exited 0 has none: its command said it
+	if m.Kind == transcript.Outcome && piece != "" {
+		piece = m.Status + ": " + piece
 	}
 	ended := false
 	if c.open && (m.Kind == transcript.Typed && c.text.Len() >= minChunkText || m.Kind == transcript.Summarized ||
@@ -987,6 +958,22 @@ func (c *chunker) flush() bool {
 // lives in memory for the rest of the process.
 func (ix *Index) storeHistSegment(bd *builder) error {
 	h := ix.hist
+	s, e, err := ix.newHistSegment(bd)
+	if err != nil {
+		return err
+	}
+	h.man.segs = append(h.man.segs, e)
+	h.man.complete, h.man.looks = false, nil
+	h.segs = append(h.segs, s)
+	h.findDead()
+	h.sessOf, h.sessions, h.paths = nil, nil, nil
+	return ix.writeManifest()
+}
+
+// newHistSegment writes bd as the history's next segment and maps it; after a failure to write,
+// the index keeps its segments in memory for the rest of the process.
+func (ix *Index) newHistSegment(bd *builder) (*segment, segEntry, error) {
+	h := ix.hist
 	num := h.man.next
 	if ix.stored {
 		if err := ix.write(histName(num), func(w io.Writer) error { return bd.writeTo(w, 0) }); err != nil {
@@ -1001,15 +988,10 @@ func (ix *Index) storeHistSegment(bd *builder) error {
 		s, err = memSegment(bd, 0)
 	}
 	if err != nil {
-		return err
+		return nil, segEntry{}, err
 	}
 	h.man.next++
-	h.man.segs = append(h.man.segs, segEntry{num: num, crc: s.crc, size: int64(len(s.data))})
-	h.man.complete, h.man.looks = false, nil
-	h.segs = append(h.segs, s)
-	h.findDead()
-	h.sessOf, h.sessions, h.paths = nil, nil, nil
-	return ix.writeManifest()
+	return s, segEntry{num: num, crc: s.crc, size: int64(len(s.data))}, nil
 }
 
 func (ix *Index) writeManifest() error {
@@ -1049,7 +1031,17 @@ func (ix *Index) removeStale() {
 func (ix *Index) mergeSmall() error {
 	h := ix.hist
 	first := len(h.segs)
-	for first > 0 && len(h.segs[first-1].data) < smallSegment {
+	var run int
+	for first > 0 {
+		// The run of the newest segments ends before a large one, or one far larger than the
+		// run itself (what a cold build wrote): merging that would cost far more than the run
+		// saves. A run merged grows, and joins a larger run later: each byte is merged a few
+		// times, not at every sync.
+		n := len(h.segs[first-1].data)
+		if n >= smallSegment || first < len(h.segs) && n > 4*run {
+			break
+		}
+		run += n
 		first--
 	}
 	if len(h.segs)-first <= maxSmall {
@@ -1061,26 +1053,14 @@ func (ix *Index) mergeSmall() error {
 	}
 	// The merged segment replaces the run: written as the next segment, then the manifest lists
 	// it in their place.
-	num := h.man.next
-	if ix.stored {
-		if err := ix.write(histName(num), func(w io.Writer) error { return bd.writeTo(w, 0) }); err != nil {
-			return err
-		}
-	}
-	var s *segment
-	if ix.stored {
-		s, err = ix.openSegment(histName(num))
-	} else {
-		s, err = memSegment(bd, 0)
-	}
+	s, e, err := ix.newHistSegment(bd)
 	if err != nil {
 		return err
 	}
 	for _, old := range h.segs[first:] {
 		old.close()
 	}
-	h.man.next++
-	h.man.segs = append(h.man.segs[:first], segEntry{num: num, crc: s.crc, size: int64(len(s.data))})
+	h.man.segs = append(h.man.segs[:first], e)
 	h.segs = append(h.segs[:first], s)
 	h.findDead()
 	h.sessOf, h.sessions, h.paths = nil, nil, nil

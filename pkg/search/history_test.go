@@ -3,6 +3,7 @@ package search
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,17 +82,9 @@ func syncAll(t testing.TB, ix *Index) HistoryStats {
 }
 
 // find returns the ids of a search's results, in order.
-func find(t testing.TB, ix *Index, q string) []string {
+func find(t *testing.T, ix *Index, q string) []string {
 	t.Helper()
-	rs, err := ix.Search(context.Background(), q, Options{Wait: true})
-	if err != nil {
-		t.Fatalf("%q: %v", q, err)
-	}
-	var out []string
-	for _, r := range rs.Items {
-		out = append(out, r.ID)
-	}
-	return out
+	return ids(t, ix, q, Options{Wait: true})
 }
 
 const (
@@ -623,5 +616,34 @@ func TestHistoryNone(t *testing.T) {
 	h.write(sidA, s.Bytes())
 	if got := find(t, ix, "kestrel5"); len(got) != 1 {
 		t.Errorf("the first session: %v", got)
+	}
+}
+
+// What a large sync wrote is not merged again with every few small ones after it.
+func TestHistoryMergeSpares(t *testing.T) {
+	h := newTestHistory(t)
+	a := h.session(sidA, -2)
+	for i := range 400 {
+		a.Prompt(fmt.Sprintf("prompt %d about the auk%d colony and its %d nests", i, i, i*7))
+	}
+	h.write(sidA, a.Bytes())
+	ix := h.index(t.TempDir())
+	defer ix.Close()
+	syncAll(t, ix)
+	big := ix.hist.man.segs[0]
+	for i := range 12 {
+		a.Reset()
+		a.Prompt(fmt.Sprintf("a small append %d", i))
+		h.add(sidA, a.Bytes())
+		syncAll(t, ix)
+		if ix.hist.man.segs[0] != big {
+			t.Fatalf("after %d small syncs the large segment was merged again", i+1)
+		}
+	}
+	if n := len(ix.hist.segs); n > maxSmall+2 {
+		t.Errorf("%d segments", n)
+	}
+	if got := find(t, ix, "auk17"); len(got) != 1 {
+		t.Errorf("auk17: %v", got)
 	}
 }
