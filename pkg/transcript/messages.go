@@ -145,16 +145,26 @@ var (
 	sidechainTrue = []byte(`"isSidechain":true`)
 )
 
-// read returns the messages of l (reusing its slice).
+// read returns the messages of l (reusing its slice). Only a line that may hold one is parsed: a
+// tool result, a user line, an assistant line with text, a command or an edit (not one of only
+// thinking, nor a tool use of another kind).
 func (m *msgReader) read(l line) []Message {
 	m.out = m.out[:0]
 	switch {
 	case isToolResult(l.data):
 		m.results(l)
-	case bytes.Contains(l.data, assistantTok) && (bytes.Contains(l.data, typeText) || mayBash(l.data) || mayEdit(l.data)):
-		m.assistant(l)
-	case bytes.Contains(l.data, userToken):
-		m.user(l)
+	case bytes.Contains(l.data, userToken) ||
+		bytes.Contains(l.data, assistantTok) && (bytes.Contains(l.data, typeText) || mayBash(l.data) || mayEdit(l.data)):
+		e, ok := m.p.entry(l)
+		if !ok {
+			break
+		}
+		switch e.kind() {
+		case "user":
+			m.user(l, e)
+		case "assistant":
+			m.assistant(l, e)
+		}
 	}
 	return m.out
 }
@@ -178,9 +188,8 @@ func runeStart(s string, i int) int {
 	return i
 }
 
-func (m *msgReader) user(l line) {
-	e, ok := m.p.entry(l)
-	if !ok || e.kind() != "user" || e.sidechain {
+func (m *msgReader) user(l line, e entry) {
+	if e.sidechain {
 		return
 	}
 	if e.compactSummary {
@@ -213,9 +222,8 @@ func summaryText(text string) string {
 	return text
 }
 
-func (m *msgReader) assistant(l line) {
-	e, ok := m.p.entry(l)
-	if !ok || e.kind() != "assistant" || e.synthetic() {
+func (m *msgReader) assistant(l line, e entry) {
+	if e.synthetic() {
 		return
 	}
 	var texts []string

@@ -295,3 +295,12 @@ func TestStart(t *testing.T) {
 		t.Fatalf("Start of a torn line: %q %q", p, cwd)
 	}
 }
+
+// A user line is read as one whatever other tokens it holds (an assistant's name in a field).
+func TestMessagesUserLineWithAssistantToken(t *testing.T) {
+	line := `{"type":"user","message":{"role":"user","content":[{"type":"text","text":"check the assistant role"}]},"origin":"assistant","timestamp":"t"}`
+	msgs, _ := collect(t, defaultLimits, joinLines(line), 0, int64(len(line)+1))
+	if len(msgs) != 1 || msgs[0].Kind != Typed || msgs[0].Text != "check the assistant role" {
+		t.Fatalf("%+v", msgs)
+	}
+}
