@@ -1195,7 +1195,11 @@ func (rd *reader) session(r *Result, di docInfo, terms []term) bool {
 	h := rd.h
 	f, seen := rd.files[r.Path]
 	if !seen {
-		f, _, _ = safefile.Open(h.projects, h.abs(r.Path))
+		// Only a transcript of the history's own directories: an index in the project (where one
+		// goes without a cache directory) is a file a repository could commit.
+		if dir, _, _ := strings.Cut(r.Path, "/"); rd.ours(dir) {
+			f, _, _ = safefile.Open(h.projects, h.abs(r.Path))
+		}
 		rd.files[r.Path] = f
 	}
 	if f == nil {
@@ -1244,6 +1248,18 @@ func (rd *reader) session(r *Result, di docInfo, terms []term) bool {
 	r.Title, r.Cwd = rd.start(r.Path, f)
 	r.Path = h.abs(r.Path)
 	return true
+}
+
+// ours reports whether dir, under <config>/projects, is one of the history's (TranscriptDirs,
+// listed once per reader).
+func (rd *reader) ours(dir string) bool {
+	if rd.dirs == nil {
+		rd.dirs = map[string]bool{}
+		for _, d := range project.TranscriptDirs(rd.h.config, rd.h.roots) {
+			rd.dirs[d.Name] = true
+		}
+	}
+	return rd.dirs[dir]
 }
 
 // SessionPrefix starts the id of a session: session:<its id>, the name of its transcript.

@@ -647,3 +647,49 @@ func TestHistoryMergeSpares(t *testing.T) {
 		t.Errorf("auk17: %v", got)
 	}
 }
+
+// The manifest reads back what it wrote, and anything else reads as nothing, never a panic: the
+// index lives in the project when there is no cache directory, where a repository can commit one.
+func FuzzManifest(f *testing.F) {
+	m := manifest{print: 7, complete: true, next: 3, segs: []segEntry{{1, 2, 3}, {4, 5, 6}}, full: 9, sessions: 2,
+		stones: [2]int64{1, 2}, looks: []look{{"", 4096, 1}, {"-w-proj", 4096, 2}, {"-w-proj/s.jsonl", absent, 0}}}
+	f.Add(m.marshal())
+	f.Add(manifest{}.marshal())
+	f.Add([]byte(manifestMagic))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, ok := unmarshalManifest(data)
+		if !ok {
+			return
+		}
+		if again := got.marshal(); !bytes.Equal(again, data) {
+			t.Fatalf("%x read as %+v, written as %x", data, got, again)
+		}
+	})
+}
+
+// A result is read back only from one of the history's directories: a segment that names a
+// transcript elsewhere under <config>/projects (as an index a repository committed could) yields
+// nothing.
+func TestHistoryReadsOnlyItsDirectories(t *testing.T) {
+	h := newTestHistory(t)
+	elsewhere := "/elsewhere/proj"
+	dir := filepath.Join(h.config, "projects", project.Slug(elsewhere))
+	os.MkdirAll(dir, 0o700)
+	s := &transcripttest.Session{ID: sidA, Cwd: elsewhere, Branch: "main", Time: at(-1)}
+	s.Prompt("the grebe7 survey of another project")
+	os.WriteFile(filepath.Join(dir, sidA+".jsonl"), s.Bytes(), 0o600)
+	cache := t.TempDir()
+	// Indexed by an index whose history has both roots…
+	both := Open(Config{Root: h.p.root, CacheDir: cache, ConfigDir: h.config, Roots: []string{h.p.root, elsewhere}})
+	if got := find(t, both, "grebe7"); len(got) != 1 {
+		t.Fatal(got)
+	}
+	both.Close()
+	// …read by one whose history is the project's alone, before it syncs.
+	ix := h.index(cache)
+	defer ix.Close()
+	rs, err := ix.run(parseQuery("grebe7"), Options{Limit: 10})
+	if err != nil || len(rs.Items) != 0 {
+		t.Fatalf("%+v %v", rs, err)
+	}
+}

@@ -503,6 +503,7 @@ type reader struct {
 	h      *history
 	files  map[string]*os.File
 	starts map[string][2]string // a session's title and cwd, by path
+	dirs   map[string]bool      // the history's transcript directories, once a session is read
 }
 
 func (ix *Index) newReader() *reader {
