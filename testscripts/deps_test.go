@@ -47,16 +47,22 @@ func TestHooksLinkNoYAML(t *testing.T) {
 }
 
 // The search index is the CLI's (and the MCP server's): the hooks stay small and fast, and an
-// index is derived data no hook needs, so none links pkg/search.
+// index is derived data no hook needs, so none links pkg/search — nor the history's tombstones
+// and cairn forget, which only the CLI runs. Transcripts are indexed by the CLI, never in a hook.
 func TestHooksLinkNoSearch(t *testing.T) {
-	const search = "github.com/cairn-hooks/cairn/pkg/search"
+	const mod = "github.com/cairn-hooks/cairn/"
+	cli := []string{mod + "pkg/search", mod + "pkg/forget", mod + "pkg/tombstone"}
 	for _, hook := range hooks {
-		if slices.Contains(deps(t, hook), search) {
-			t.Errorf("%s links %s", hook, search)
+		for _, p := range cli {
+			if slices.Contains(deps(t, hook), p) {
+				t.Errorf("%s links %s", hook, p)
+			}
 		}
 	}
-	if !slices.Contains(deps(t, "cairn"), search) {
-		t.Errorf("the CLI should link %s", search)
+	for _, p := range cli {
+		if !slices.Contains(deps(t, "cairn"), p) {
+			t.Errorf("the CLI should link %s", p)
+		}
 	}
 }
 
@@ -93,6 +99,11 @@ func TestLayering(t *testing.T) {
 		mod + "pkg/registry": {mod + "pkg/brief"},
 		mod + "pkg/checkpoint": {mod + "pkg/checkpoint/catalog", mod + "pkg/checkpoint/saved", mod + "pkg/project",
 			mod + "pkg/runstate", mod + "pkg/tasks", mod + "pkg/timeline"},
+		// The tombstones are a file format any reader of the history checks: below search and
+		// forget, knowing no project.
+		mod + "pkg/tombstone": {mod + "pkg/search", mod + "pkg/forget", mod + "pkg/project"},
+		// The transcript reader answers questions of one file: it indexes nothing.
+		mod + "pkg/transcript": {mod + "pkg/search", mod + "pkg/tombstone"},
 	}
 	// The handles a process opens (pkg/stores) are handed to the flows by the hooks: no package
 	// below the flows opens them, so a file is read through one handle per process.
@@ -119,6 +130,17 @@ func TestLayering(t *testing.T) {
 	}
 	if n < 30 {
 		t.Fatalf("go list gave %d packages under pkg/: the pattern is wrong", n)
+	}
+	// cairn forget is a command's flow: the CLI alone runs it (the MCP server runs the CLI).
+	all, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "../...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(all)), "\n") {
+		f := strings.Fields(line)
+		if slices.Contains(f[1:], mod+"pkg/forget") && f[0] != mod+"hooks/cairn" {
+			t.Errorf("%s imports pkg/forget: only the CLI runs cairn forget", f[0])
+		}
 	}
 }
 

@@ -28,6 +28,8 @@ var owners = []struct {
 		return strings.Contains(s, "session.json") || strings.Contains(s, "session.events.jsonl")
 	}, "pkg/registry"},
 	{"the timeline", func(s string) bool { return strings.Contains(s, "timeline.jsonl") }, "pkg/timeline"},
+	{"the log of pruned checkpoints", func(s string) bool { return strings.HasSuffix(s, "pruned.jsonl") }, "pkg/checkpoint/catalog"},
+	{"cairn forget's tombstones", func(s string) bool { return strings.HasSuffix(s, "forgotten.jsonl") }, "pkg/tombstone"},
 }
 
 // exempt are packages that name these files for another reason: Claude Code's own auto-memory

@@ -20,6 +20,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/cairn-hooks/cairn/pkg/transcript/transcripttest"
 	"github.com/cairn-hooks/cairn/pkg/version"
 	"github.com/cairn-hooks/cairn/testscripts/testbin"
 )
@@ -135,7 +136,120 @@ var commands = map[string]func(ts *testscript.TestScript, neg bool, args []strin
 	"ckptclash":  cmdCkptClash,
 
 	// Search (pkg/search).
-	"grabvar": cmdGrabVar,
+	"grabvar":    cmdGrabVar,
+	"transcript": cmdTranscript,
+	"manyfiles":  cmdManyFiles,
+}
+
+// transcript FILE [cwd=DIR] [branch=B] [days=N] STEP ARGS… appends to FILE the lines of one step
+// of a session, in the shapes Claude Code writes (transcripttest.Session); the session's id is
+// FILE's base name, its cwd $PROJ, its branch main and its time N days ago (0) unless given. Steps:
+// prompt TEXT, say TEXT, bash COMMAND EXIT OUTPUT, edit PATH, read PATH BYTES, compact SUMMARY;
+// "torn" before a step writes the first half of its last line only, and the step "rest" writes
+// the other half.
+func cmdTranscript(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: transcript FILE [cwd=DIR] [branch=B] [days=N] [torn] STEP ARGS…")
+	}
+	path := ts.MkAbs(args[0])
+	s := &transcripttest.Session{ID: strings.TrimSuffix(filepath.Base(path), ".jsonl"), Cwd: ts.Getenv("PROJ"), Branch: "main", Time: time.Now()}
+	args = args[1:]
+	for len(args) > 0 {
+		k, v, ok := strings.Cut(args[0], "=")
+		if !ok {
+			break
+		}
+		switch k {
+		case "cwd":
+			s.Cwd = v
+		case "branch":
+			s.Branch = v
+		case "days":
+			n, err := strconv.Atoi(v)
+			ts.Check(err)
+			s.Time = time.Now().AddDate(0, 0, n)
+		default:
+			ts.Fatalf("transcript: unknown option %q", k)
+		}
+		args = args[1:]
+	}
+	torn := len(args) > 0 && args[0] == "torn"
+	if torn {
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		ts.Fatalf("transcript: no step")
+	}
+	need := func(n int) {
+		if len(args) != n+1 {
+			ts.Fatalf("transcript %s: want %d arguments", args[0], n)
+		}
+	}
+	switch args[0] {
+	case "prompt":
+		need(1)
+		s.Prompt(args[1])
+	case "say":
+		need(1)
+		s.Say(args[1])
+	case "bash":
+		need(3)
+		exit, err := strconv.Atoi(args[2])
+		ts.Check(err)
+		s.Bash(args[1], exit, args[3])
+	case "edit":
+		need(1)
+		s.Edit(args[1])
+	case "read":
+		need(2)
+		n, err := strconv.Atoi(args[2])
+		ts.Check(err)
+		s.Read(args[1], n)
+	case "compact":
+		need(1)
+		s.Compact(args[1])
+	case "rest":
+		need(0)
+		rest, err := os.ReadFile(path + ".rest")
+		ts.Check(err)
+		appendTo(ts, path, rest)
+		ts.Check(os.Remove(path + ".rest"))
+		return
+	default:
+		ts.Fatalf("transcript: unknown step %q", args[0])
+	}
+	data := s.Bytes()
+	if torn {
+		last := bytes.LastIndexByte(data[:len(data)-1], '\n') + 1
+		cut := last + (len(data)-last)/2
+		ts.Check(os.WriteFile(path+".rest", data[cut:], 0o600))
+		data = data[:cut]
+	}
+	appendTo(ts, path, data)
+}
+
+func appendTo(ts *testscript.TestScript, path string, data []byte) {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	ts.Check(err)
+	_, err = f.Write(data)
+	ts.Check(err)
+	ts.Check(f.Close())
+}
+
+// manyfiles DIR N writes N small files named like transcripts in DIR, each one line of a prompt.
+func cmdManyFiles(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: manyfiles DIR N")
+	}
+	dir := ts.MkAbs(args[0])
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	ts.Check(os.MkdirAll(dir, 0o700))
+	for i := range n {
+		s := &transcripttest.Session{ID: fmt.Sprintf("%08x-0000-4000-8000-000000000000", i), Cwd: ts.Getenv("PROJ"), Branch: "main", Time: time.Now()}
+		s.Prompt(fmt.Sprintf("tiny session %d", i))
+		ts.Check(os.WriteFile(filepath.Join(dir, s.ID+".jsonl"), s.Bytes(), 0o600))
+	}
 }
 
 // grabvar VAR REGEXP sets VAR to the first group of REGEXP's first match in the last command's

@@ -286,6 +286,15 @@ func TestConformance(testingT *testing.T) {
 	if text, isErr := call("search", map[string]any{"query": "LRU", "kind": "archived"}); isErr || !strings.Contains(text, "archived:") {
 		t.Errorf("search archived: %v %q", isErr, text)
 	}
+	if text, isErr := call("forget", map[string]any{"id": sid, "dry_run": true}); isErr || !strings.Contains(text, "would remove:") {
+		t.Errorf("forget dry run: %v %q", isErr, text)
+	}
+	if text, isErr := call("forget", map[string]any{"id": sid}); isErr || !strings.Contains(text, "Forgot "+sid) {
+		t.Errorf("forget: %v %q", isErr, text)
+	}
+	if text, isErr := call("search", map[string]any{"query": "stream tokens", "kind": "saved"}); isErr || strings.Contains(text, sid) {
+		t.Errorf("search after forget: %v %q", isErr, text)
+	}
 	if text, isErr := call("broadcast", map[string]any{"message": "-- the parser is rewritten"}); isErr || !strings.Contains(text, "Broadcast") {
 		t.Errorf("broadcast: %v %q", isErr, text)
 	}

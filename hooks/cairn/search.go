@@ -20,12 +20,15 @@ import (
 )
 
 func init() {
-	topLevel["search"] = command{"<query> [--kind K] [--branch B] [--since D] [--limit N] [--json]",
-		"search checkpoints (saved, auto with their compaction summaries, hand-offs), parked, archived and expired items and the timeline, best match first; --kind saved|auto|handoff|checkpoint|parked|archived|expired|timeline (commas for several), --since 7d|12h|YYYY-MM-DD; -- before a query that starts with '-'",
+	topLevel["search"] = command{"<query> [--kind K] [--branch B] [--since D] [--limit N] [--wait] [--json]",
+		"search checkpoints (saved, auto with their compaction summaries, hand-offs, pruned ones), parked, archived and expired items, the timeline, and Claude Code's own transcripts of this project's sessions, best match first; --kind saved|auto|handoff|checkpoint|parked|archived|expired|timeline|session|pruned (commas for several), --since 7d|12h|YYYY-MM-DD; --wait indexes every session first; -- before a query that starts with '-'",
 		cmdSearch}
 	topLevel["show"] = command{"<id> [--json]",
-		"print the whole item an id from cairn search names (a checkpoint's id also works with cairn context restore)",
+		"print the whole item an id from cairn search names (a checkpoint's id also works with cairn context restore; session:<id> prints a digest of that session and how to resume it)",
 		cmdShow}
+	topLevel["index"] = command{"[--json]",
+		"index this project's history now — every Claude Code session of it, and cairn's files — instead of a little at each search",
+		cmdIndex}
 }
 
 // maxLimit bounds --limit: more results than this is a listing, not a search.
@@ -44,6 +47,16 @@ func searchConfig(c *CLI) (search.Config, error) {
 	}
 	// Without a config directory, legacy parked items are left out.
 	return search.Config{Root: p.Root, ConfigDir: p.Config, CacheDir: searchCacheDir(c.Env), Now: p.Now}, nil
+}
+
+// historyConfig is searchConfig with the history: the transcripts of every root of the project's
+// history (project.HistoryRoots), for the commands that search or show sessions.
+func historyConfig(c *CLI) (search.Config, error) {
+	cfg, err := searchConfig(c)
+	if err == nil && cfg.ConfigDir != "" {
+		cfg.Roots = project.HistoryRoots(cfg.Root)
+	}
+	return cfg, err
 }
 
 // searchCacheDir is the cache directory the search index goes in: $CAIRN_SEARCH_CACHE when set
@@ -113,6 +126,7 @@ func cmdSearch(ctx context.Context, c *CLI, args []string) error {
 	branch := fs.String("branch", "", "only items recorded on this branch")
 	since := fs.String("since", "", "only items from then on: 7d, 2w, 12h or 2026-01-02")
 	limit := fs.Int("limit", search.DefaultLimit, "at most this many results")
+	wait := fs.Bool("wait", false, "index every session of the history first, however long it takes")
 	asJSON := fs.Bool("json", false, "print JSON")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -129,26 +143,18 @@ func cmdSearch(ctx context.Context, c *CLI, args []string) error {
 	if *limit < 1 || *limit > maxLimit {
 		return usagef("--limit %d: use 1 to %d", *limit, maxLimit)
 	}
-	o.Limit, o.Branch = *limit, *branch
+	o.Limit, o.Branch, o.Wait = *limit, *branch, *wait
 	now := c.Now()
 	if *since != "" {
 		if o.Since, err = parseSince(*since, now); err != nil {
 			return usagef("%v", err)
 		}
 	}
-	cfg, err := searchConfig(c)
+	cfg, ix, err := openIndex(ctx, c)
 	if err != nil {
 		return err
 	}
-	ix := search.Open(cfg)
 	defer ix.Close()
-	st, err := ix.Sync(ctx)
-	if err != nil {
-		return fmt.Errorf("search index: %w", err)
-	}
-	if st.Unstored != nil {
-		c.Warn("the search index could not be stored (%v); searched without it", st.Unstored)
-	}
 	rs, err := ix.Search(ctx, query, o)
 	if errors.Is(err, search.ErrNoWords) {
 		return usagef("%q: %v", query, err)
@@ -156,8 +162,9 @@ func cmdSearch(ctx context.Context, c *CLI, args []string) error {
 	if err != nil {
 		return err
 	}
+	pendingNote(c, rs.History)
 	if *asJSON {
-		return printSearchJSON(c, query, rs, now)
+		return printSearchJSON(c, cfg.Root, query, rs, now)
 	}
 	if len(rs.Items) == 0 {
 		fmt.Fprintln(c.Stdout, "No matches.")
@@ -176,6 +183,9 @@ func cmdSearch(ctx context.Context, c *CLI, args []string) error {
 		if r.Branch != "" {
 			head = append(head, plain.Line(r.Branch, 60))
 		}
+		if where := sessionDir(cfg.Root, r); where != "" {
+			head = append(head, "in "+plain.Line(where, 80))
+		}
 		head = append(head, plain.Line(r.Title, 120))
 		fmt.Fprintln(w, strings.Join(head, " · "))
 		if r.Snippet != "" {
@@ -189,6 +199,54 @@ func cmdSearch(ctx context.Context, c *CLI, args []string) error {
 	}
 	fmt.Fprintln(w, "→ cairn show <id> prints an item whole")
 	return nil
+}
+
+// openIndex opens the project's index, its history included, and brings the part of it that
+// indexes cairn's files up to date.
+func openIndex(ctx context.Context, c *CLI) (search.Config, *search.Index, error) {
+	cfg, err := historyConfig(c)
+	if err != nil {
+		return cfg, nil, err
+	}
+	ix := search.Open(cfg)
+	st, err := ix.Sync(ctx)
+	if err != nil {
+		ix.Close()
+		return cfg, nil, fmt.Errorf("search index: %w", err)
+	}
+	if st.Unstored != nil {
+		c.Warn("the search index could not be stored (%v); it is used without it", st.Unstored)
+	}
+	return cfg, ix, nil
+}
+
+// pendingNote says on stderr what the search's sync of the history left to index, and how to
+// finish: the MCP server passes stderr on with the results.
+func pendingNote(c *CLI, hs search.HistoryStats) {
+	if hs.More {
+		c.Warn("more than %d transcripts of this project's sessions: the rest are not searched", hs.Sessions)
+	}
+	if hs.Pending == 0 {
+		return
+	}
+	if hs.Busy {
+		c.Warn("%d of %d sessions of this project's history are being indexed by another cairn process: these results leave them out", hs.Pending, hs.Sessions)
+		return
+	}
+	c.Warn("%d of %d sessions of this project's history are not indexed yet: these results leave them out", hs.Pending, hs.Sessions)
+	c.Hint("cairn index indexes them now (cairn search --wait too); each search indexes some more")
+}
+
+// sessionDir is where a session started, relative to the root, when it is not the root itself:
+// what `claude --resume` must be run from.
+func sessionDir(root string, r search.Result) string {
+	if r.Kind != search.Session || r.Cwd == "" || r.Cwd == root {
+		return ""
+	}
+	if rel, err := filepath.Rel(root, r.Cwd); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return r.Cwd
 }
 
 // resultAge is how old a result is. A parked item is dated by its Raised day only, so its age is
@@ -220,21 +278,23 @@ type searchResultJSON struct {
 	Age     string  `json:"age"`
 	Snippet string  `json:"snippet"`
 	Path    string  `json:"path"`
+	Dir     string  `json:"dir,omitempty"`
 	Score   float64 `json:"score"`
 }
 
-func printSearchJSON(c *CLI, query string, rs search.Results, now time.Time) error {
+func printSearchJSON(c *CLI, root, query string, rs search.Results, now time.Time) error {
 	out := struct {
 		Query   string             `json:"query"`
 		Total   int                `json:"total"`
 		Partial bool               `json:"partial"`
+		Pending int                `json:"sessions_not_indexed,omitempty"`
 		Results []searchResultJSON `json:"results"`
-	}{Query: plain.Line(query, 0), Total: rs.Total, Partial: rs.Partial, Results: []searchResultJSON{}}
+	}{Query: plain.Line(query, 0), Total: rs.Total, Partial: rs.Partial, Pending: rs.History.Pending, Results: []searchResultJSON{}}
 	for _, r := range rs.Items {
 		out.Results = append(out.Results, searchResultJSON{
 			ID: plain.Line(r.ID, 0), Kind: r.Kind.String(), Title: plain.Line(r.Title, 0), Branch: plain.Line(r.Branch, 0),
 			Time: rfc3339(r.Time), Age: resultAge(now, r), Snippet: plain.Line(r.Snippet, 0), Path: plain.Line(r.Path, 0),
-			Score: r.Score,
+			Dir: plain.Line(sessionDir(root, r), 0), Score: r.Score,
 		})
 	}
 	b, err := json.MarshalIndent(out, "", "  ")
@@ -270,7 +330,7 @@ func cmdShow(ctx context.Context, c *CLI, args []string) error {
 
 // showItem prints the item id names, read from its file (no index needed).
 func showItem(c *CLI, id string, asJSON bool) error {
-	cfg, err := searchConfig(c)
+	cfg, err := historyConfig(c)
 	if err != nil {
 		return err
 	}
@@ -317,4 +377,67 @@ func showItem(c *CLI, id string, asJSON bool) error {
 	text := strings.TrimRight(plain.Terminal(plain.Text(it.Text)), "\n")
 	fmt.Fprintln(w, text)
 	return nil
+}
+
+// cmdIndex brings the whole index up to date now, however long the history takes: what a
+// search would otherwise do a little at a time.
+func cmdIndex(ctx context.Context, c *CLI, args []string) error {
+	fs := flag.NewFlagSet("index", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := argsUsage("", "index", pos); err != nil {
+		return err
+	}
+	start := c.Now()
+	cfg, ix, err := openIndex(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	hs, err := ix.SyncHistory(ctx, 0)
+	if err != nil {
+		return fmt.Errorf("search index: %w", err)
+	}
+	took := c.Now().Sub(start)
+	if *asJSON {
+		b, err := json.MarshalIndent(struct {
+			Sessions int     `json:"sessions"`
+			Indexed  int     `json:"sessions_read"`
+			Bytes    int64   `json:"transcript_bytes_read"`
+			Text     int64   `json:"text_bytes_indexed"`
+			Seconds  float64 `json:"seconds"`
+		}{hs.Sessions, hs.Indexed, hs.Bytes, hs.Text, took.Seconds()}, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(c.Stdout, "%s\n", b)
+		return nil
+	}
+	if cfg.Roots == nil {
+		fmt.Fprintln(c.Stdout, "Indexed cairn's files; no Claude Code config directory (neither CLAUDE_CONFIG_DIR nor HOME is set), so no session history.")
+		return nil
+	}
+	fmt.Fprintf(c.Stdout, "Indexed the history: %d sessions of this project, %d read now (%s of transcript, %s of text), in %s.\n",
+		hs.Sessions, hs.Indexed, byteSize(hs.Bytes), byteSize(hs.Text), took.Round(10*time.Millisecond))
+	if hs.More {
+		c.Warn("more than %d transcripts of this project's sessions: the rest are not indexed", hs.Sessions)
+	}
+	return nil
+}
+
+// byteSize writes n bytes for a person: 512 B, 3.4 KiB, 1.2 GiB.
+func byteSize(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 3; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGT"[exp])
 }

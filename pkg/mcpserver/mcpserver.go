@@ -294,13 +294,13 @@ const maxText = 24 << 10
 const callTimeout = 30 * time.Second
 
 // instructions is what the server tells the client about itself.
-const instructions = "cairn keeps this project's session history: checkpoints (saved by the user, automatic ones with Claude Code's compaction summaries, hand-offs left at session end), parked open loops, archived items and a timeline. Use search to find what earlier sessions decided, then show with an id to read one item whole."
+const instructions = "cairn keeps this project's session history: checkpoints (saved by the user, automatic ones with Claude Code's compaction summaries, hand-offs left at session end, and those retention pruned), parked open loops, archived items, a timeline, and Claude Code's own transcripts of the project's sessions. Use search to find what earlier sessions did or decided, then show with an id to read one item whole (show session:<id> gives a session's digest and how to resume it)."
 
 // The tools' inputs. A field without omitempty is required; the jsonschema tag is its description.
 type (
 	searchIn struct {
 		Query  string `json:"query" jsonschema:"the words to find; every word must match, a trailing * matches a prefix"`
-		Kind   string `json:"kind,omitempty" jsonschema:"keep only these kinds, comma-separated: saved, auto, handoff, checkpoint (the three), parked, archived, expired, timeline"`
+		Kind   string `json:"kind,omitempty" jsonschema:"keep only these kinds, comma-separated: saved, auto, handoff, checkpoint (the three), parked, archived, expired, timeline, session, pruned"`
 		Branch string `json:"branch,omitempty" jsonschema:"keep only items recorded on this git branch"`
 		Since  string `json:"since,omitempty" jsonschema:"keep only items from this recent: 7d, 2w, 12h or a date YYYY-MM-DD"`
 		Limit  int    `json:"limit,omitempty" jsonschema:"at most this many results (default 10)"`
@@ -329,6 +329,10 @@ type (
 	archiveIn struct {
 		Match string `json:"match" jsonschema:"the parked item's slug, name or words of its text"`
 	}
+	forgetIn struct {
+		ID     string `json:"id" jsonschema:"an id that search returned: a checkpoint, parked:…, archived:…, expired:…, timeline:…, pruned:…, session:…"`
+		DryRun bool   `json:"dry_run,omitempty" jsonschema:"say what would be removed and remove nothing"`
+	}
 	broadcastIn struct {
 		Message string `json:"message" jsonschema:"the message each other session of this project receives once, with its next prompt"`
 	}
@@ -341,7 +345,7 @@ func addTools(s *server) {
 	tool := func(name, desc string, readOnly bool) *mcp.Tool {
 		return &mcp.Tool{Name: name, Description: desc, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: readOnly}}
 	}
-	mcp.AddTool(s.srv, tool("search", "Search this project's history — checkpoints of every kind with their compaction summaries and hand-offs, parked, archived and expired items, the timeline — best match first. Each result has its kind, age, branch, title, a snippet with the matches in «guillemets», and an id for show.", true),
+	mcp.AddTool(s.srv, tool("search", "Search this project's history — checkpoints of every kind with their compaction summaries and hand-offs (pruned ones too), parked, archived and expired items, the timeline, and the sessions Claude Code recorded (what was asked, said, run and edited) — best match first. Each result has its kind, age, branch, title, a snippet with the matches in «guillemets», and an id for show; a session's id is session:<id>.", true),
 		func(ctx context.Context, _ *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, any, error) {
 			args := []string{"search"}
 			if in.Kind != "" {
@@ -358,7 +362,7 @@ func addTools(s *server) {
 			}
 			return s.run(ctx, append(args, "--", in.Query)...)
 		})
-	mcp.AddTool(s.srv, tool("show", "Show the whole item an id from search names: a checkpoint, a parked, archived or expired item, or a timeline line.", true),
+	mcp.AddTool(s.srv, tool("show", "Show the whole item an id from search names: a checkpoint (a pruned one too), a parked, archived or expired item, a timeline line, or for session:<id> a digest of the session (its requests, files edited, commands and how they ended, Claude Code's summaries, decisions) and the command that resumes it.", true),
 		func(ctx context.Context, _ *mcp.CallToolRequest, in showIn) (*mcp.CallToolResult, any, error) {
 			return s.run(ctx, "show", "--", in.ID)
 		})
@@ -401,6 +405,13 @@ func addTools(s *server) {
 		func(ctx context.Context, _ *mcp.CallToolRequest, _ noIn) (*mcp.CallToolResult, any, error) {
 			return s.run(ctx, "session", "list")
 		})
+	mcp.AddTool(s.srv, tool("forget", "Forget an item for good, at the user's request: remove it from every record cairn keeps and leave a tombstone (an id and a hash, never the text) so that no rebuild brings it back. It cannot reach Claude Code's transcripts, git history or other copies; dry_run says what it would do.", false),
+		func(ctx context.Context, _ *mcp.CallToolRequest, in forgetIn) (*mcp.CallToolResult, any, error) {
+			if in.DryRun {
+				return s.run(ctx, "forget", "--dry-run", "--", in.ID)
+			}
+			return s.run(ctx, "forget", "--", in.ID)
+		})
 	mcp.AddTool(s.srv, tool("broadcast", "Send a message to the other sessions of this project; each receives it once, with its next prompt.", false),
 		func(ctx context.Context, _ *mcp.CallToolRequest, in broadcastIn) (*mcp.CallToolResult, any, error) {
 			return s.run(ctx, "session", "broadcast", "--", in.Message)
@@ -408,7 +419,7 @@ func addTools(s *server) {
 }
 
 // ToolNames are the tools' names, in the order they are registered.
-var ToolNames = []string{"search", "show", "list_checkpoints", "save_checkpoint", "park", "list_parked", "archive", "list_sessions", "broadcast"}
+var ToolNames = []string{"search", "show", "list_checkpoints", "save_checkpoint", "park", "list_parked", "archive", "list_sessions", "forget", "broadcast"}
 
 // server is the MCP server and the cairn binary its tools run.
 type server struct {

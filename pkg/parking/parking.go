@@ -368,7 +368,8 @@ func (t *txn) liveLegacy() []legacyFile {
 	return out
 }
 
-// remove records items in the audit log, in one append, then deletes them. Recording first means
+// remove records items in the audit log, in one append, then deletes them; with action "" it
+// records nothing (Forget). Recording first means
 // that a failure can leave an item logged and still open, never removed and unlogged. For a
 // legacy file the audit line also says what its memory index holds for it; the index itself is
 // edited once the file is gone, after the transaction (see update).
@@ -382,8 +383,10 @@ func (t *txn) remove(items []Item, action string) error {
 			ptrs[i] = lookPointer(c.Path)
 		}
 	}
-	if err := t.s.log(items, ptrs, action); err != nil {
-		return err
+	if action != "" {
+		if err := t.s.log(items, ptrs, action); err != nil {
+			return err
+		}
 	}
 	for i, c := range items {
 		if c.Source == Current {
@@ -630,6 +633,30 @@ func (s *Store) Archive(query string) (Item, error) {
 		return it, ie // nothing is removed unless there was a match: result is nil
 	}
 	return it, result
+}
+
+// Forget removes the item whose slug is slug — the bullet and every legacy copy — without
+// recording it anywhere: cairn forget's removal, which the audit log must not keep either. It
+// returns the items removed; none when no item has the slug.
+func (s *Store) Forget(slug string) ([]Item, error) {
+	var gone []Item
+	err := s.update(func(t *txn) error {
+		for _, it := range t.items() {
+			if it.Slug == slug {
+				gone = withCopies(it)
+				return t.remove(gone, "")
+			}
+		}
+		return nil
+	})
+	ie, err := IndexWarning(err)
+	if err != nil {
+		return nil, err
+	}
+	if ie != nil {
+		return gone, ie
+	}
+	return gone, nil
 }
 
 // Count returns how many items are open, cheaply enough for SessionStart and SessionEnd, which

@@ -3,7 +3,6 @@ package project
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/cairn-hooks/cairn/pkg/safefile"
@@ -40,36 +39,27 @@ func (p *Project) Branch() string {
 	return p.branch
 }
 
-// maxProjectDirs bounds the scan of <config>/projects for SessionRanHere.
-const maxProjectDirs = 4096
-
 // SessionRanHere reports whether Claude Code on this machine ran session sid in this project: its
 // transcript is <config>/projects/<slug>/<sid>.jsonl, where slug is the root's or, for a session
-// started in a directory below the root, one that begins with the root's and a dash. A
-// repository can commit any file of cairn's, a session id included, but not a file in the user's
-// config directory: this is how cairn tells the sessions of this machine from those a clone
-// brought along.
+// started in a directory below the root, one that begins with the root's and a dash
+// (TranscriptDirs). A repository can commit any file of cairn's, a session id included, but not a
+// file in the user's config directory: this is how cairn tells the sessions of this machine from
+// those a clone brought along.
 func (p *Project) SessionRanHere(sid string) bool {
 	if p.Config == "" || !SafeName(sid) {
 		return false
 	}
 	projects := filepath.Join(p.Config, "projects")
 	name := sid + ".jsonl"
-	slug := Slug(p.Root)
-	if fi, err := os.Stat(filepath.Join(projects, slug, name)); err == nil && fi.Mode().IsRegular() {
+	regular := func(dir string) bool {
+		fi, err := os.Stat(filepath.Join(projects, dir, name))
+		return err == nil && fi.Mode().IsRegular()
+	}
+	if regular(Slug(p.Root)) { // the common case, without listing the directory
 		return true
 	}
-	d, err := safefile.OpenDirLoose(projects)
-	if err != nil {
-		return false
-	}
-	defer d.Close()
-	dirs, _ := d.Readdirnames(maxProjectDirs)
-	for _, dir := range dirs {
-		if !strings.HasPrefix(dir, slug+"-") {
-			continue
-		}
-		if fi, err := os.Stat(filepath.Join(projects, dir, name)); err == nil && fi.Mode().IsRegular() {
+	for _, d := range TranscriptDirs(p.Config, []string{p.Root}) {
+		if !d.Exact && regular(d.Name) {
 			return true
 		}
 	}

@@ -15,3 +15,10 @@ import (
 func lockFile(r *os.Root, rel, full string) (func(), error) {
 	return lockedfile.MutexAt(full).Lock()
 }
+
+// tryLockFile is lockFile: lockedfile cannot be asked without waiting, so off Unix a second
+// writer waits its turn.
+func tryLockFile(r *os.Root, rel, full string) (func(), bool, error) {
+	unlock, err := lockFile(r, rel, full)
+	return unlock, false, err
+}

@@ -603,6 +603,18 @@ func Lock(root, path string) (unlock func(), err error) {
 	return lockFile(r, rel, path)
 }
 
+// TryLock is Lock that does not wait for the lock: busy is true (and unlock nil) when another
+// process holds it, for a reader that would rather answer from what is there than wait for a long
+// writer (the search index's history, indexed by `cairn index` in another terminal). Off Unix it
+// waits, as Lock does.
+func TryLock(root, path string) (unlock func(), busy bool, err error) {
+	r, rel, err := findDir([]string{root}, path)
+	if err != nil {
+		return nil, false, err
+	}
+	return tryLockFile(r, rel, path)
+}
+
 // WriteAtomicFunc is WriteAtomic for content too large to hold twice: fill writes it to the
 // temp file (through a buffer), which is then renamed over path. Option NoSync skips the fsync,
 // for derived files such as the search index, which a crash at worst makes a reader rebuild.

@@ -43,7 +43,6 @@ type builder struct {
 	terms    []string
 	post     [][]byte // per term: uvarint (docID+1 delta, tf)
 	last     []uint32 // per term: the last docID+1 added (0: none yet)
-	df       []uint32
 	tf       []uint32 // per term, for the document being added: packTF(title, body)
 	touched  []uint32
 	docs     []byte
@@ -54,6 +53,8 @@ type builder struct {
 	nDocs    uint32
 	kinds    [numKinds]kindStat
 	tz       tokenizer
+	flags    uint32    // the header's (segWhole)
+	postLen  int       // the postings' bytes so far: what a history build flushes on
 	crc      uint32    // the written segment's checksum (writeTo sets it)
 	now      time.Time // when the files are read: what makes a file racy
 }
@@ -100,7 +101,6 @@ func (b *builder) addText(s string, inc uint32, dl *uint32, limit int) {
 			b.terms = append(b.terms, k)
 			b.post = append(b.post, nil)
 			b.last = append(b.last, 0)
-			b.df = append(b.df, 0)
 			b.tf = append(b.tf, 0)
 		}
 		if b.tf[id] == 0 {
@@ -137,10 +137,11 @@ func (b *builder) addDoc(d *doc, file uint32) {
 	b.addText(d.body, 1<<titleBits, &dl, limit)
 	id := b.nDocs
 	for _, t := range b.touched {
+		n := len(b.post[t])
 		b.post[t] = binary.AppendUvarint(b.post[t], uint64(id+1-b.last[t]))
 		b.post[t] = binary.AppendUvarint(b.post[t], uint64(b.tf[t]))
+		b.postLen += len(b.post[t]) - n
 		b.last[t] = id + 1
-		b.df[t]++
 		b.tf[t] = 0
 	}
 	b.touched = b.touched[:0]
@@ -177,8 +178,12 @@ func (b *builder) endFile(f file, first uint32, indexed int64, tail uint32, err 
 	le.PutUint32(r[0:], b.str(f.path, false))
 	le.PutUint16(r[4:], uint16(len(f.path)))
 	r[6] = uint8(f.src)
+	r[7] = f.flags &^ fileRacy
 	if f.src == srcCheckpoint && racy(time.Unix(0, f.mtime), b.now) {
-		r[7] = fileRacy
+		r[7] |= fileRacy
+	}
+	if f.flags&fileWhole != 0 {
+		b.flags |= segWhole
 	}
 	le.PutUint64(r[8:], uint64(f.mtime))
 	le.PutUint64(r[16:], uint64(f.size))
@@ -186,39 +191,15 @@ func (b *builder) endFile(f file, first uint32, indexed int64, tail uint32, err 
 	le.PutUint32(r[32:], tail)
 	le.PutUint32(r[36:], first)
 	le.PutUint32(r[40:], b.nDocs-first)
+	le.PutUint32(r[44:], f.ident)
 	b.files = append(b.files, r[:]...)
 	return err
 }
 
-// addFiles indexes the planned files in order, two stages at once: a goroutine reads and parses
-// them, this one tokenizes and counts (half the work each, so the first build of a large
-// history takes about half as long on two cores). A file it cannot read is recorded empty.
+// addFiles indexes the planned files in order, in two stages at once (relay). A file it cannot
+// read is recorded empty.
 func (b *builder) addFiles(ctx context.Context, c *corpus, plan []planned) error {
-	type part struct {
-		docs    []doc
-		end     bool // the file's last part: what endFile needs follows
-		f       file
-		indexed int64
-		tail    uint32
-		err     error
-	}
-	parts := make(chan part, 8)
-	stop := make(chan struct{})
-	defer func() { // stop the reader and wait for it: it uses the corpus
-		close(stop)
-		for range parts {
-		}
-	}()
-	go func() {
-		defer close(parts)
-		send := func(p part) bool {
-			select {
-			case parts <- p:
-				return true
-			case <-stop:
-				return false
-			}
-		}
+	err := relay(func(send func(part) bool) {
 		for _, p := range plan {
 			var batch []doc
 			stopped := false
@@ -226,7 +207,7 @@ func (b *builder) addFiles(ctx context.Context, c *corpus, plan []planned) error
 				if stopped {
 					return
 				}
-				if batch = append(batch, *d); len(batch) == 256 {
+				if batch = append(batch, *d); len(batch) == batchDocs {
 					stopped = !send(part{docs: batch})
 					batch = nil
 				}
@@ -235,10 +216,19 @@ func (b *builder) addFiles(ctx context.Context, c *corpus, plan []planned) error
 				return
 			}
 		}
-	}()
+	}, b.consume(ctx))
+	if err == nil {
+		err = ctx.Err()
+	}
+	return err
+}
+
+// consume returns addFiles' second stage: it tokenizes and counts each file's documents and
+// records the file.
+func (b *builder) consume(ctx context.Context) func(part) error {
 	first := b.nDocs
 	n := 0
-	for p := range parts {
+	return func(p part) error {
 		fileNo := uint32(len(b.files) / fileRec)
 		for i := range p.docs {
 			if d := &p.docs[i]; d.kind > 0 && d.kind < numKinds {
@@ -248,12 +238,60 @@ func (b *builder) addFiles(ctx context.Context, c *corpus, plan []planned) error
 		if p.end {
 			b.endFile(p.f, first, p.indexed, p.tail, p.err)
 			first = b.nDocs
-			if n++; n%256 == 0 && ctx.Err() != nil {
+			if n++; n%256 == 0 {
 				return ctx.Err()
 			}
 		}
+		return nil
 	}
-	return ctx.Err()
+}
+
+// part is what the first stage of a build hands the second: documents of one file and, with
+// end, how its reading ended.
+type part struct {
+	docs    []doc
+	end     bool // the file's last part: what endFile needs follows
+	f       file
+	indexed int64
+	tail    uint32
+	err     error
+	read    int64    // a transcript's bytes read (history.go)
+	p       histPlan // a transcript's plan
+}
+
+// batchDocs is how many documents the first stage hands over at once.
+const batchDocs = 256
+
+// relay runs a build in two stages at once: produce, in a goroutine, reads and parses files and
+// hands their parts on through send; consume, in this one, tokenizes and counts them in order
+// (half the work each, so that a build takes about half as long on two cores). An error of
+// consume stops the two (send then reports false); relay waits for produce to end, as it reads
+// what the caller owns.
+func relay(produce func(send func(part) bool), consume func(part) error) error {
+	parts := make(chan part, 8)
+	stop := make(chan struct{})
+	defer func() {
+		close(stop)
+		for range parts {
+		}
+	}()
+	go func() {
+		defer close(parts)
+		produce(func(p part) bool {
+			select {
+			case parts <- p:
+				return true
+			case <-stop:
+				return false
+			}
+		})
+	}()
+	for p := range parts {
+		if err := consume(p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // writeTo writes the segment; baseID is the checksum of the base a delta extends (0 for a base).
@@ -269,7 +307,7 @@ func (b *builder) writeTo(w io.Writer, baseID uint64) error {
 		postLen += uint64(len(b.post[id]))
 	}
 	h := header{nDocs: b.nDocs, nTerms: uint32(len(order)), nFiles: uint32(len(b.files) / fileRec), nTomb: uint32(len(b.tomb)),
-		baseID: baseID, kinds: b.kinds}
+		flags: b.flags, baseID: baseID, kinds: b.kinds}
 	o := &h.off
 	o[secTerms] = headerSize
 	o[secBlob] = o[secTerms] + uint64(len(order)+1)*termRec
@@ -294,14 +332,12 @@ func (b *builder) writeTo(w io.Writer, baseID uint64) error {
 	for _, id := range order {
 		le.PutUint32(rec[0:], bo)
 		le.PutUint32(rec[4:], po)
-		le.PutUint32(rec[8:], b.df[id])
 		ew.write(rec[:])
 		bo += uint32(len(b.terms[id]))
 		po += uint32(len(b.post[id]))
 	}
 	le.PutUint32(rec[0:], bo)
 	le.PutUint32(rec[4:], po)
-	le.PutUint32(rec[8:], 0)
 	ew.write(rec[:])
 	for _, id := range order {
 		ew.writeString(b.terms[id])

@@ -12,11 +12,12 @@ import (
 //
 // Segment layout, little-endian:
 //
-//	header   208 bytes: magic "CAIRNIDX", version u32, nDocs, nTerms, nFiles, nTomb u32,
+//	header   256 bytes: magic "CAIRNIDX", version u32, nDocs, nTerms, nFiles, nTomb u32,
 //	         flags u32, baseID u64 (a delta: the checksum of the base it extends), 8 section
 //	         offsets u64 (terms, blob, postings, docs, files, tomb, strings, end), then per kind
-//	         {docs u32, length u64} (BM25's average length is per kind), 8 reserved bytes
-//	terms    (nTerms+1) × {blobOff u32, postOff u32, df u32}, sorted by term; a sentinel last
+//	         {docs u32, length u64} (BM25's average length is per kind), reserved bytes to 256
+//	terms    (nTerms+1) × {blobOff u32, postOff u32}, sorted by term; a sentinel last (a term's
+//	         document frequency is its postings' count, known once they are read)
 //	blob     the terms' bytes
 //	postings per term: (uvarint docID+1 delta, uvarint tf)*, docIDs ascending; tf packs the
 //	         counts in the body and the title: body<<2 | min(title, 3)
@@ -24,7 +25,9 @@ import (
 //	         titleOff u32, branchOff u32, titleLen u16, branchLen u8, kind u8; the branch of a
 //	         checkpoint is followed by a NUL and its status
 //	files    nFiles × 48 bytes: pathOff u32, pathLen u16, source u8, flags u8, mtime i64, size i64,
-//	         indexed i64, tail u32, firstDoc u32, nDocs u32, 0 u32; sorted by path
+//	         indexed i64, tail u32, firstDoc u32, nDocs u32, ident u32 (a transcript's device and
+//	         inode, safefile.Identity; 0 for the project's files); sorted by path in the base and
+//	         delta, by path within each run of a history segment (see history.go)
 //	tomb     nTomb × u32: base file numbers whose documents are dead (a delta's)
 //	strings  titles, branches and paths
 //	trailer  crc32c of everything before it, u32
@@ -35,16 +38,30 @@ import (
 
 const (
 	magic       = "CAIRNIDX"
-	version     = 2 // 2: a checkpoint's status after its branch
-	headerSize  = 208
+	version     = 4 // 2: a checkpoint's status after its branch; 3: sessions and pruned checkpoints; 4: no df in the term records
+	headerSize  = 256
 	trailerSize = 4
-	termRec     = 12
+	termRec     = 8
 	docRec      = 40
 	fileRec     = 48
 )
 
-// fileRacy is the file record's flag for a file read within the racy window of its mtime.
-const fileRacy = 1
+// A file record's flags.
+const (
+	// fileRacy: a checkpoint read within the racy window of its mtime.
+	fileRacy = 1 << iota
+	// fileWhole: a transcript read from its start again (rewritten, cut short, gone or
+	// forgotten), whose record replaces every record of its path in the segments before.
+	fileWhole
+	// filePartial: a transcript not read to its end (the sync's deadline came first): the next
+	// sync goes on from where this one stopped.
+	filePartial
+	// fileForeign: a transcript of another project's session (its cwd is under none of the
+	// history's roots), recorded without documents so that it is not read again until it changes.
+	fileForeign
+	// fileForgotten: a session cairn forget removed; it is never read again.
+	fileForgotten
+)
 
 // Sections, in file order.
 const (
@@ -58,6 +75,10 @@ const (
 	secEnd
 	numSec
 )
+
+// segWhole is the header's flag of a segment that holds a record with fileWhole: a reader then
+// looks for the records of earlier segments it replaces (history.go), and only then.
+const segWhole = 1
 
 // errDamaged means an index file is not one this code wrote whole: it is rebuilt.
 var errDamaged = errors.New("search index damaged")
@@ -74,6 +95,7 @@ type kindStat struct {
 
 type header struct {
 	nDocs, nTerms, nFiles, nTomb uint32
+	flags                        uint32 // segWhole
 	baseID                       uint64
 	off                          [numSec]uint64
 	kinds                        [numKinds]kindStat
@@ -87,6 +109,7 @@ func (h *header) put(b []byte) {
 	le.PutUint32(b[16:], h.nTerms)
 	le.PutUint32(b[20:], h.nFiles)
 	le.PutUint32(b[24:], h.nTomb)
+	le.PutUint32(b[28:], h.flags)
 	le.PutUint64(b[32:], h.baseID)
 	for i, v := range h.off {
 		le.PutUint64(b[40+8*i:], v)
@@ -108,7 +131,7 @@ func (h *header) get(b []byte) error {
 		return errDamaged
 	}
 	h.nDocs, h.nTerms, h.nFiles, h.nTomb = le.Uint32(b[12:]), le.Uint32(b[16:]), le.Uint32(b[20:]), le.Uint32(b[24:])
-	h.baseID = le.Uint64(b[32:])
+	h.flags, h.baseID = le.Uint32(b[28:]), le.Uint64(b[32:])
 	for i := range h.off {
 		h.off[i] = le.Uint64(b[40+8*i:])
 	}
@@ -171,17 +194,17 @@ func (s *segment) u16(off uint64) uint16 { return binary.LittleEndian.Uint16(s.d
 func (s *segment) u32(off uint64) uint32 { return binary.LittleEndian.Uint32(s.data[off:]) }
 func (s *segment) u64(off uint64) uint64 { return binary.LittleEndian.Uint64(s.data[off:]) }
 
-// term returns the i-th term (i < nTerms), its postings and its df; ok is false when they lie
-// outside their sections.
-func (s *segment) term(i uint32) (term, post []byte, df uint32, ok bool) {
+// term returns the i-th term (i < nTerms) and its postings; ok is false when they lie outside
+// their sections.
+func (s *segment) term(i uint32) (term, post []byte, ok bool) {
 	r := s.h.off[secTerms] + uint64(i)*termRec
-	b0, p0, df := uint64(s.u32(r)), uint64(s.u32(r+4)), s.u32(r+8)
+	b0, p0 := uint64(s.u32(r)), uint64(s.u32(r+4))
 	b1, p1 := uint64(s.u32(r+termRec)), uint64(s.u32(r+termRec+4))
 	b0, b1, p0, p1 = b0+s.h.off[secBlob], b1+s.h.off[secBlob], p0+s.h.off[secPost], p1+s.h.off[secPost]
 	if b0 > b1 || b1 > s.h.off[secPost] || p0 > p1 || p1 > s.h.off[secDocs] {
-		return nil, nil, 0, false
+		return nil, nil, false
 	}
-	return s.data[b0:b1], s.data[p0:p1], df, true
+	return s.data[b0:b1], s.data[p0:p1], true
 }
 
 // find returns the index of the first term >= t (nTerms when none is); ok is false when a
@@ -190,7 +213,7 @@ func (s *segment) find(t string) (uint32, bool) {
 	lo, hi := uint32(0), s.h.nTerms
 	for lo < hi {
 		m := lo + (hi-lo)/2
-		tm, _, _, ok := s.term(m)
+		tm, _, ok := s.term(m)
 		if !ok {
 			return 0, false
 		}
@@ -252,8 +275,9 @@ func (s *segment) file(i uint32) fileInfo {
 	f := fileInfo{pathOff: s.u32(r), pathLen: s.u16(r + 4)}
 	f.src = source(s.data[r+6])
 	f.mtime, f.size, f.indexed = int64(s.u64(r+8)), int64(s.u64(r+16)), int64(s.u64(r+24))
-	f.tail, f.firstDoc, f.nd = s.u32(r+32), s.u32(r+36), s.u32(r+40)
-	f.racy = s.data[r+7]&fileRacy != 0
+	f.tail, f.firstDoc, f.nd, f.ident = s.u32(r+32), s.u32(r+36), s.u32(r+40), s.u32(r+44)
+	f.flags = s.data[r+7]
+	f.racy = f.flags&fileRacy != 0
 	f.path = string(s.str(f.pathOff, int(f.pathLen)))
 	return f
 }

@@ -54,7 +54,7 @@ func FuzzDecodeSegment(f *testing.F) {
 			return
 		}
 		for i := uint32(0); i < min(s.h.nTerms, 2000); i++ {
-			if _, post, _, ok := s.term(i); ok {
+			if _, post, ok := s.term(i); ok {
 				s.postings(post, 0, nil, nil)
 			}
 		}

@@ -27,7 +27,10 @@ type Config struct {
 	// ConfigDir is Claude Code's config directory, where legacy parked items live; "" leaves
 	// them out.
 	ConfigDir string
-	Now       func() time.Time // nil is time.Now
+	// Roots are the directories whose Claude Code transcripts make the project's history
+	// (project.HistoryRoots): searched with the project's files when set with ConfigDir.
+	Roots []string
+	Now   func() time.Time // nil is time.Now
 }
 
 // Location returns where the index of the project at root lives and the directory tree that
@@ -63,6 +66,7 @@ type Index struct {
 	mu          sync.Mutex
 	tree, dir   string
 	c           *corpus
+	hist        *history // nil without a history (Config.Roots)
 	now         func() time.Time
 	base, delta *segment
 	dead        []bool // base documents whose file the delta replaced or that are gone
@@ -93,7 +97,11 @@ func Open(cfg Config) *Index {
 		tree, dir = Location(root, "")
 	}
 	ix := &Index{tree: tree, dir: dir, c: newCorpus(root, cfg.ConfigDir, now), now: now, stored: true}
+	if cfg.ConfigDir != "" && len(cfg.Roots) > 0 {
+		ix.hist = newHistory(cfg.ConfigDir, cfg.Roots)
+	}
 	ix.load()
+	ix.loadHistory()
 	return ix
 }
 
@@ -102,6 +110,7 @@ func (ix *Index) Close() error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	ix.unload()
+	ix.unloadHistory()
 	return nil
 }
 
@@ -247,6 +256,15 @@ func (ix *Index) Sync(ctx context.Context) (SyncStats, error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	return ix.sync(ctx, false)
+}
+
+// Rebuild builds the project's index whole again, whatever the stamp says: after cairn forget,
+// so that no segment keeps a forgotten item's words.
+func (ix *Index) Rebuild(ctx context.Context) (SyncStats, error) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.unload()
+	return ix.sync(ctx, true)
 }
 
 // How much of the project a sync lists: the single files only (the checkpoint directory did
@@ -496,7 +514,7 @@ func (ix *Index) appended(rel string, off int64, tail uint32) bool {
 		return false
 	}
 	defer f.Close()
-	return tailSum(f, off) == tail
+	return tailSum(f, off, tailLen) == tail
 }
 
 // deltaHolds reports whether the current delta indexes exactly plan and tomb, and has no racy

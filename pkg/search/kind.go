@@ -17,10 +17,12 @@ const (
 	Archived                 // a parked item archived, from the audit log, with its text
 	Expired                  // a parked item that expired, from the audit log, with its text
 	Timeline                 // a line of memory/timeline.jsonl
+	Session                  // a stretch of one of Claude Code's transcripts: a prompt and what followed
+	Pruned                   // a checkpoint retention removed, from memory/pruned.jsonl
 	numKinds                 // kinds are below this
 )
 
-var kindNames = [numKinds]string{"", "saved", "auto", "handoff", "parked", "archived", "expired", "timeline"}
+var kindNames = [numKinds]string{"", "saved", "auto", "handoff", "parked", "archived", "expired", "timeline", "session", "pruned"}
 
 func (k Kind) String() string {
 	if k < numKinds {
@@ -37,8 +39,10 @@ func (k Kind) isCheckpoint() bool { return k == Saved || k == Auto || k == Hando
 // summary (useful, but there is one per compaction and it restates the others); archived and
 // expired items are closed loops; a timeline line is a bare event (when, which branch, which
 // checkpoint) that matches mostly through its branch name, so it ranks below the items it
-// points at.
-var weight = [numKinds]float64{0, 1, 0.85, 1, 1, 0.9, 0.8, 0.5}
+// points at. A session's stretch is the conversation itself, as a person typed it and Claude
+// answered; a pruned checkpoint weighs what it weighed before it was pruned, about an automatic
+// one's.
+var weight = [numKinds]float64{0, 1, 0.85, 1, 1, 0.9, 0.8, 0.5, 0.9, 0.85}
 
 // KindSet is a set of kinds; the zero set means every kind.
 type KindSet uint16
@@ -47,7 +51,7 @@ type KindSet uint16
 func (s KindSet) has(k Kind) bool { return s == 0 || s&(1<<k) != 0 }
 
 // KindNames lists what ParseKinds accepts.
-const KindNames = "saved, auto, handoff, checkpoint (the three), parked, archived, expired, timeline"
+const KindNames = "saved, auto, handoff, checkpoint (the three), parked, archived, expired, timeline, session, pruned"
 
 // ParseKinds reads a --kind value: kind names separated by commas; "checkpoint" is saved, auto
 // and handoff; "" is every kind.

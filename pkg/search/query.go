@@ -24,6 +24,9 @@ type Options struct {
 	Branch string    // "": any branch; else only items recorded on it (parked and audit items have none)
 	Since  time.Time // zero: any time; else only items from then on
 	Limit  int       // at most this many results; 0 is DefaultLimit
+	// Wait brings the history up to date whatever it takes (cairn search --wait); without it a
+	// search spends at most DefaultBudget on it and answers from the index as it then is.
+	Wait bool
 }
 
 // DefaultLimit is how many results a search returns unless told.
@@ -37,8 +40,10 @@ type Result struct {
 	Branch  string
 	Time    time.Time // zero when unknown
 	Snippet string    // one line around the matches, each between markOpen and markClose
-	Path    string    // the file, relative to the root, with '/'
+	Path    string    // the file, relative to the root, with '/'; a session's transcript, absolute
 	Score   float64   // BM25 times the kind's weight; higher is better
+	// Cwd is a session's: the directory it started in (where `claude --resume` finds it).
+	Cwd string
 }
 
 // Results are a search's answer.
@@ -47,6 +52,8 @@ type Results struct {
 	Total int // items that matched, before the limit
 	// Partial: no item holds every word of the query, so these hold some of them, most first.
 	Partial bool
+	// History is what the search's sync of the history did, and what it left to index.
+	History HistoryStats
 }
 
 // ErrNoWords reports a query without a single word to look for.
@@ -92,14 +99,27 @@ func (ix *Index) Search(ctx context.Context, query string, o Options) (Results, 
 	if _, err := ix.sync(ctx, false); err != nil {
 		return Results{}, err
 	}
+	budget := DefaultBudget
+	if o.Wait {
+		budget = 0
+	}
+	hs, err := ix.syncHistory(ctx, budget)
+	if err != nil {
+		return Results{}, err
+	}
 	rs, err := ix.run(terms, o)
 	if errors.Is(err, errDamaged) {
 		ix.unload()
 		if _, err := ix.sync(ctx, true); err != nil {
 			return Results{}, err
 		}
+		ix.resetHistory()
+		if hs, err = ix.syncHistory(ctx, budget); err != nil {
+			return Results{}, err
+		}
 		rs, err = ix.run(terms, o)
 	}
+	rs.History = hs
 	return rs, err
 }
 
@@ -123,28 +143,65 @@ func (c *cursor) at(d uint32) (uint32, bool) {
 	return 0, false
 }
 
-// postings returns the term's posting list over both segments, in global document numbers (the
-// delta's after the base's). A prefix merges the lists of its first 1,024 expansions.
-func (ix *Index) postings(t term) (docs, tfs []uint32, err error) {
-	off := uint32(0)
-	for _, s := range []*segment{ix.base, ix.delta} {
-		if s == nil {
-			continue
+// view is one segment as a query sees it: where its documents start in the global numbering (the
+// base's first, then the delta's, then the history's in order), and which of them are dead.
+type view struct {
+	s    *segment
+	base uint32
+	dead []bool
+	hist int // its place in the history; -1 for the base and the delta
+}
+
+// views lists the loaded segments in global document order.
+func (ix *Index) views() []view {
+	var out []view
+	n := uint32(0)
+	add := func(s *segment, dead []bool, hist int) {
+		if s != nil {
+			out = append(out, view{s: s, base: n, dead: dead, hist: hist})
+			n += s.h.nDocs
 		}
+	}
+	add(ix.base, ix.dead, -1)
+	add(ix.delta, nil, -1)
+	if ix.hist != nil {
+		for i, s := range ix.hist.segs {
+			add(s, ix.hist.dead[i], i)
+		}
+	}
+	return out
+}
+
+// viewOf returns the view that holds global document d; ok is false when none does.
+func viewOf(vs []view, d uint32) (view, bool) {
+	for i := len(vs) - 1; i >= 0; i-- {
+		if d >= vs[i].base {
+			return vs[i], d-vs[i].base < vs[i].s.h.nDocs
+		}
+	}
+	return view{}, false
+}
+
+// postings returns the term's posting list over every segment, in global document numbers. A
+// prefix merges the lists of its first 1,024 expansions in each.
+func (ix *Index) postings(vs []view, t term) (docs, tfs []uint32, err error) {
+	for _, v := range vs {
+		s, off := v.s, v.base
 		i, ok := s.find(t.text)
 		if !ok {
 			return nil, nil, errDamaged
 		}
 		start, lists := len(docs), 0
 		for ; i < s.h.nTerms && lists < 1024; i++ {
-			tm, post, df, ok := s.term(i)
+			tm, post, ok := s.term(i)
 			if !ok {
 				return nil, nil, errDamaged
 			}
 			if t.prefix && !bytes.HasPrefix(tm, []byte(t.text)) || !t.prefix && string(tm) != t.text {
 				break
 			}
-			if n := int(min(df, s.h.nDocs)); cap(docs)-len(docs) < n {
+			// A posting is two bytes at least: a bound on the documents to make room for.
+			if n := int(min(uint32(len(post)/2), s.h.nDocs)); cap(docs)-len(docs) < n {
 				docs, tfs = slices.Grow(docs, n), slices.Grow(tfs, n)
 			}
 			if docs, tfs, ok = s.postings(post, off, docs, tfs); !ok {
@@ -158,7 +215,6 @@ func (ix *Index) postings(t term) (docs, tfs []uint32, err error) {
 		if lists > 1 { // a prefix: one list, ascending, tfs of the same document summed
 			docs, tfs = mergeSorted(docs, tfs, start)
 		}
-		off += s.h.nDocs
 	}
 	return docs, tfs, nil
 }
@@ -249,13 +305,20 @@ func (ix *Index) run(terms []term, o Options) (rs Results, err error) {
 	if ix.base == nil {
 		return Results{}, errDamaged
 	}
+	vs := ix.views()
 	var stats [numKinds]kindStat
+	for _, v := range vs {
+		for k := range stats {
+			stats[k].docs += v.s.h.kinds[k].docs
+			stats[k].len += v.s.h.kinds[k].len
+		}
+	}
 	for k := range stats {
-		stats[k].docs = ix.base.h.kinds[k].docs - ix.deadKinds[k].docs
-		stats[k].len = ix.base.h.kinds[k].len - ix.deadKinds[k].len
-		if ix.delta != nil {
-			stats[k].docs += ix.delta.h.kinds[k].docs
-			stats[k].len += ix.delta.h.kinds[k].len
+		stats[k].docs -= ix.deadKinds[k].docs
+		stats[k].len -= ix.deadKinds[k].len
+		if ix.hist != nil {
+			stats[k].docs -= ix.hist.deadKinds[k].docs
+			stats[k].len -= ix.hist.deadKinds[k].len
 		}
 	}
 	n := 0
@@ -273,7 +336,7 @@ func (ix *Index) run(terms []term, o Options) (rs Results, err error) {
 	curs := make([]cursor, len(terms))
 	var req []int
 	for j, t := range terms {
-		docs, tfs, err := ix.postings(t)
+		docs, tfs, err := ix.postings(vs, t)
 		if err != nil {
 			return Results{}, err
 		}
@@ -284,7 +347,6 @@ func (ix *Index) run(terms []term, o Options) (rs Results, err error) {
 	}
 	slices.SortFunc(req, func(a, b int) int { return len(curs[a].docs) - len(curs[b].docs) })
 
-	nBase := ix.base.h.nDocs
 	var since int64
 	if !o.Since.IsZero() {
 		since = o.Since.Unix()
@@ -295,18 +357,20 @@ func (ix *Index) run(terms []term, o Options) (rs Results, err error) {
 	}
 	top := &topK{k: o.Limit}
 	total := 0
+	// A session's stretches are one result: its best stretch, scored as that stretch.
+	sessions := map[int32]hit{}
 	var damaged bool
 	consider := func(d uint32) {
-		s, local := ix.base, d
-		if d >= nBase {
-			s, local = ix.delta, d-nBase
-			if s == nil || local >= s.h.nDocs {
-				damaged = true
-				return
-			}
-		} else if ix.dead != nil && ix.dead[d] {
+		v, ok := viewOf(vs, d)
+		if !ok {
+			damaged = true
 			return
 		}
+		local := d - v.base
+		if v.dead != nil && v.dead[local] {
+			return
+		}
+		s := v.s
 		di := s.doc(local)
 		if di.kind == 0 || di.kind >= numKinds || !o.Kinds.has(di.kind) || di.time < since {
 			return
@@ -321,8 +385,24 @@ func (ix *Index) run(terms []term, o Options) (rs Results, err error) {
 			}
 		}
 		score = math.Round(score*weight[di.kind]/quantum) * quantum
+		h := hit{doc: d, score: score, time: di.time}
+		if v.hist >= 0 {
+			if di.file >= s.h.nFiles {
+				damaged = true
+				return
+			}
+			key := ix.hist.session(v.hist, di.file)
+			best, seen := sessions[key]
+			if !seen {
+				total++
+			}
+			if !seen || better(h, best) {
+				sessions[key] = h
+			}
+			return
+		}
 		total++
-		top.offer(hit{doc: d, score: score, time: di.time})
+		top.offer(h)
 	}
 
 	// Every word: walk the shortest list, look each document up in the others.
@@ -368,14 +448,15 @@ next:
 	if damaged {
 		return Results{}, errDamaged
 	}
+	for _, h := range sessions {
+		top.offer(h)
+	}
 	rs = Results{Total: total, Partial: partial && total > 0}
-	rd := ix.c.newReader()
+	rd := ix.newReader()
 	defer rd.close()
 	for _, h := range top.sorted() {
-		s, local := ix.base, h.doc
-		if h.doc >= nBase {
-			s, local = ix.delta, h.doc-nBase
-		}
+		v, _ := viewOf(vs, h.doc)
+		s, local := v.s, h.doc-v.base
 		di := s.doc(local)
 		if di.file >= s.h.nFiles {
 			return Results{}, errDamaged
@@ -387,6 +468,14 @@ next:
 		}
 		if di.time != 0 {
 			r.Time = time.Unix(di.time, 0)
+		}
+		if v.hist >= 0 {
+			if !rd.session(&r, di, terms) {
+				rs.Total--
+				continue
+			}
+			rs.Items = append(rs.Items, r)
+			continue
 		}
 		text, id, ok := rd.read(r.Path, di, r.Title)
 		if !ok { // changed since it was indexed: the next search checks every file again
@@ -410,11 +499,16 @@ func (ix *Index) forgetStamp() {
 
 // reader reads results' text and ids back from their files, each file opened once.
 type reader struct {
-	c     *corpus
-	files map[string]*os.File
+	c      *corpus
+	h      *history
+	files  map[string]*os.File
+	starts map[string][2]string // a session's title and cwd, by path
+	dirs   map[string]bool      // the history's transcript directories, once a session is read
 }
 
-func (c *corpus) newReader() *reader { return &reader{c: c, files: map[string]*os.File{}} }
+func (ix *Index) newReader() *reader {
+	return &reader{c: ix.c, h: ix.hist, files: map[string]*os.File{}}
+}
 
 func (r *reader) close() {
 	for _, f := range r.files {
@@ -455,6 +549,17 @@ func (r *reader) read(rel string, di docInfo, title string) (text, id string, ok
 	line := make([]byte, di.n)
 	if _, err := f.ReadAt(line, di.off); err != nil {
 		return "", "", false
+	}
+	if di.kind == Pruned {
+		e, ok := parsePruned(line)
+		if !ok {
+			return "", "", false
+		}
+		p := parseCheckpoint(e.name, []byte(e.text))
+		if cut(p.title, 1<<16-1) != title {
+			return "", "", false
+		}
+		return p.text, prunedID(e), true
 	}
 	if di.kind == Timeline {
 		ev, ok := timeline.Parse(line)

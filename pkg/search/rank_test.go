@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
 	"github.com/cairn-hooks/cairn/pkg/parking"
+	"github.com/cairn-hooks/cairn/pkg/transcript/transcripttest"
 )
 
 // labelled is a small history written by hand: each item is about one thing, so that every
@@ -61,9 +63,43 @@ func labelled(t *testing.T) (*testProject, map[string]string) {
 	return p, ids
 }
 
+// The history's sessions join the labelled items: each plants a fact that only it holds, and
+// generated sessions add the words every transcript has (the noise a history brings).
+func labelledHistory(t *testing.T, p *testProject, ids map[string]string) *testHistory {
+	h := p.withHistory(t)
+	plant := func(key, sid string, days int, write func(s *transcripttest.Session)) {
+		s := h.session(sid, days)
+		write(s)
+		h.write(sid, s.Bytes())
+		ids[key] = SessionPrefix + sid
+	}
+	plant("session-nginx", "0f3c2a9e-1111-4222-8333-444455556666", -9, func(s *transcripttest.Session) {
+		s.Prompt("The billing export times out behind the gateway.").
+			Say("The gateway's proxy_read_timeout is 60 s and the export takes 90 s; raising it to 300 s.").
+			Edit(h.p.root + "/deploy/nginx/billing.conf")
+	})
+	plant("session-lint", "7a1b2c3d-1111-4222-8333-444455556666", -4, func(s *transcripttest.Session) {
+		s.Prompt("Make CI green again.").
+			Bash("gofmt -l . && go vet ./... && staticcheck ./...", 1, "internal/quota/limit.go:12:2: SA4006: this value of err is never used").
+			Say("staticcheck flags an unused err in the quota limiter.")
+	})
+	plant("session-ledger", "3c4d5e6f-1111-4222-8333-444455556666", -30, func(s *transcripttest.Session) {
+		s.Prompt("The ledger7 totals are off by a cent.").
+			Bash("go test ./internal/ledger7/", 1, "--- FAIL: TestLedger7Totals (0.01s)\n    totals_test.go:41: total = 1300, want 1301\nFAIL").
+			Prompt("We decided to keep ledger7 amounts as integer cents.")
+	})
+	for i := range 3 {
+		var b bytes.Buffer
+		transcripttest.Generate(&b, transcripttest.Options{Size: 256 << 10, Boundaries: 1, Seed: uint64(i + 1), Root: h.p.root})
+		h.write(fmt.Sprintf("9%07d-1111-4222-8333-444455556666", i), b.Bytes())
+	}
+	return h
+}
+
 func TestRankingLabelled(t *testing.T) {
 	p, ids := labelled(t)
-	ix := p.index(t.TempDir())
+	h := labelledHistory(t, p, ids)
+	ix := h.index(t.TempDir())
 	defer ix.Close()
 	ctx := context.Background()
 	for _, c := range []struct {
@@ -95,6 +131,16 @@ func TestRankingLabelled(t *testing.T) {
 		{"compaction", Options{Kinds: 1 << Timeline}, []string{"timeline-compact"}},
 		{"invoices", Options{Kinds: 1<<Saved | 1<<Handoff}, nil},
 		{"invoices", Options{Kinds: 1 << Auto}, []string{"auto-goose"}},
+		// A fact planted in a transcript ranks its session first: said by Claude, printed by a
+		// command, decided in a prompt, an edited path.
+		{"proxy_read_timeout", Options{}, []string{"session-nginx"}},
+		{"billing export timeout", Options{}, []string{"session-nginx"}},
+		{"nginx billing.conf", Options{}, []string{"session-nginx"}},
+		{"staticcheck SA4006", Options{}, []string{"session-lint"}},
+		{"TestLedger7Totals", Options{}, []string{"session-ledger"}},
+		{"ledger7 integer cents", Options{}, []string{"session-ledger"}},
+		{"ledger7", Options{Kinds: 1 << Session, Since: at(-10)}, nil},
+		{"staticcheck", Options{Kinds: 1<<Saved | 1<<Auto | 1<<Handoff}, nil},
 	} {
 		rs, err := ix.Search(ctx, c.query, c.o)
 		if err != nil {

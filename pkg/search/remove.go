@@ -36,7 +36,12 @@ func Remove(root, cacheDir string) ([]string, error) {
 }
 
 // indexNames are the files an index directory holds.
-var indexNames = map[string]bool{baseName: true, deltaName: true, stampName: true, lockName: true, ".gitignore": true}
+var indexNames = map[string]bool{baseName: true, deltaName: true, stampName: true, lockName: true, ".gitignore": true,
+	histManifest: true, histLock: true}
+
+// isIndexName reports whether name is one of an index directory's files: a fixed one or a history
+// segment.
+func isIndexName(name string) bool { return indexNames[name] || isHistName(name) }
 
 // removeIndexDir removes the index files in dir, inside tree, and dir itself once empty. It
 // reports whether dir is gone.
@@ -72,7 +77,7 @@ func removeIndexDir(tree, dir string) (bool, error) {
 		return false, err
 	}
 	for _, n := range names {
-		if !indexNames[n] && !isTemp(n) {
+		if !isIndexName(n) && !isTemp(n) {
 			continue
 		}
 		p := filepath.Join(rel, n)
@@ -100,5 +105,5 @@ func isTemp(name string) bool {
 			return false
 		}
 	}
-	return indexNames[name[1:i]]
+	return isIndexName(name[1:i])
 }

@@ -12,7 +12,7 @@ func TestRemove(t *testing.T) {
 	_, inProject := Location(root, "")
 	for _, dir := range []string{inCache, inProject} {
 		os.MkdirAll(dir, 0o700)
-		for _, n := range []string{baseName, stampName, lockName, "." + deltaName + ".tmp123"} {
+		for _, n := range []string{baseName, stampName, lockName, "." + deltaName + ".tmp123", histManifest, histLock, histName(7), "." + histName(8) + ".tmp9"} {
 			os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o600)
 		}
 	}
@@ -39,7 +39,7 @@ func TestRemove(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(other, baseName)); err != nil {
 		t.Errorf("a file behind the link went: %v", err)
 	}
-	if isTemp(".mine.tmp1") || !isTemp(".stamp.tmp42") || isTemp(".stamp.tmp") {
+	if isTemp(".mine.tmp1") || !isTemp(".stamp.tmp42") || isTemp(".stamp.tmp") || !isTemp("."+histName(1)+".tmp3") || isHistName("hist-x.cidx") {
 		t.Error("isTemp")
 	}
 }

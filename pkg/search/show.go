@@ -22,9 +22,10 @@ type Item struct {
 	Title  string
 	Branch string
 	Time   time.Time // zero when unknown
-	Path   string    // the file, relative to the root, with '/'
+	Path   string    // the file, relative to the root, with '/'; a session's transcript, absolute
 	// Text is the whole item: a checkpoint's file, a parked item's bullet (or legacy file), an
-	// archived or expired item's text as the audit log keeps it, a timeline event's fields.
+	// archived or expired item's text as the audit log keeps it, a timeline event's fields, a
+	// session's digest.
 	Text string
 }
 
@@ -43,7 +44,11 @@ func Show(cfg Config, id string) (Item, error) {
 	if now == nil {
 		now = time.Now
 	}
-	return newCorpus(root, cfg.ConfigDir, now).show(id)
+	c := newCorpus(root, cfg.ConfigDir, now)
+	if cfg.ConfigDir != "" && len(cfg.Roots) > 0 {
+		c.hist = newHistory(cfg.ConfigDir, cfg.Roots)
+	}
+	return c.show(id)
 }
 
 // IsItemID reports whether id names an item other than a checkpoint (a checkpoint's id is its
@@ -54,7 +59,7 @@ func IsItemID(id string) bool {
 		return false
 	}
 	switch kindByName(k) {
-	case Parked, Archived, Expired, Timeline:
+	case Parked, Archived, Expired, Timeline, Session, Pruned:
 		return true
 	}
 	return false
@@ -64,6 +69,9 @@ func notFound(id string) error { return fmt.Errorf("%q: %w", id, ErrNotFound) }
 
 func (c *corpus) show(id string) (Item, error) {
 	id = strings.TrimSpace(id)
+	if sid, ok := strings.CutPrefix(id, SessionPrefix); ok {
+		return c.showSession(id, sid)
+	}
 	k, rest, hasKind := strings.Cut(id, ":")
 	if !hasKind {
 		return c.showCheckpoint(id)
@@ -72,7 +80,7 @@ func (c *corpus) show(id string) (Item, error) {
 	case Parked:
 		items, err := c.parkedItems()
 		for _, it := range items {
-			if it.Slug == rest {
+			if it.Slug == rest && !c.forgotten([]byte(it.Text)) {
 				return Item{ID: id, Kind: Parked, Title: it.Name, Time: timeOf(parkedTime(it)), Path: parkedRel, Text: it.Text}, nil
 			}
 		}
@@ -91,6 +99,8 @@ func (c *corpus) show(id string) (Item, error) {
 			}
 			return Item{ID: id, Kind: auditKind(e.Action), Title: e.Item, Time: e.Time(), Text: text}, true
 		})
+	case Pruned:
+		return c.showPruned(id, rest+".md")
 	case Timeline:
 		return c.showLine(id, rest, []string{timelineRel}, func(line []byte) (Item, bool) {
 			ev, ok := timeline.Parse(line)
@@ -121,27 +131,56 @@ func (c *corpus) showCheckpoint(id string) (Item, error) {
 	rel := c.ckpts + "/" + name
 	data, err := safefile.ReadHead(c.root, c.abs(rel), checkpoint.MaxRead)
 	if errors.Is(err, fs.ErrNotExist) {
-		return Item{}, notFound(id)
+		return c.showPruned(id, name) // pruned by retention: its text lives on in the log
 	}
 	if err != nil {
 		return Item{}, err
+	}
+	if c.forgotten(data) {
+		return Item{}, notFound(id)
 	}
 	p := parseCheckpoint(name, data)
 	return Item{ID: id, Kind: p.kind, Title: p.title, Branch: p.branch, Time: p.time, Path: rel, Text: string(data)}, nil
 }
 
+// showPruned finds the checkpoint named name in the log of pruned checkpoints (the newest line
+// of it: a hand-off replaced then pruned again keeps its last text).
+func (c *corpus) showPruned(id, name string) (Item, error) {
+	if strings.ContainsAny(name, `/\`) || !strings.HasSuffix(name, ".md") {
+		return Item{}, notFound(id)
+	}
+	var found Item
+	ok := false
+	needle := []byte("/" + name + `"`)
+	err := c.scanLines(prunedRel, func(l []byte) bool { return bytes.Contains(l, needle) && !c.forgotten(l) }, func(line []byte) bool {
+		e, good := parsePruned(line)
+		if good && e.name == name {
+			p := parseCheckpoint(name, []byte(e.text))
+			found, ok = Item{ID: id, Kind: Pruned, Title: p.title, Branch: p.branch, Time: p.time, Path: prunedRel, Text: e.text}, true
+		}
+		return true
+	})
+	if ok {
+		return found, nil
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return Item{}, err
+	}
+	return Item{}, notFound(id)
+}
+
 // showLine finds the line of one of the files whose id is id. An id that carries a time only
-// parses the lines that hold that time.
+// parses the lines that hold that time; a forgotten line is not found.
 func (c *corpus) showLine(id, rest string, files []string, match func([]byte) (Item, bool)) (Item, error) {
-	want := func([]byte) bool { return true }
+	var ts []byte
 	if len(rest) > len(idTime) && rest[len(idTime)] == '-' {
 		t, err := time.Parse(idTime, rest[:len(idTime)])
 		if err != nil {
 			return Item{}, notFound(id)
 		}
-		ts := []byte(t.Format("2006-01-02T15:04:05"))
-		want = func(l []byte) bool { return bytes.Contains(l, ts) }
+		ts = []byte(t.Format("2006-01-02T15:04:05"))
 	}
+	want := func(l []byte) bool { return (ts == nil || bytes.Contains(l, ts)) && !c.forgotten(l) }
 	for _, rel := range files {
 		var found Item
 		ok := false
@@ -175,4 +214,26 @@ func eventText(ev timeline.Event) string {
 		fmt.Fprintf(&b, "time: %s\n", ev.Time.UTC().Format(time.RFC3339))
 	}
 	return b.String()
+}
+
+// LineID is the id search gives a line of one of the project's logs — rel is the log's path
+// relative to the root: the audit log (and the original workflow's), the timeline, the log of
+// pruned checkpoints — and "" for a line that is no item of it. cairn forget finds the lines an
+// id names with it.
+func LineID(rel string, line []byte) string {
+	switch rel {
+	case auditRel, legacyAuditRel:
+		if e, ok := parking.ParseAuditLine(line); ok && auditKind(e.Action) != 0 {
+			return auditID(e, line)
+		}
+	case timelineRel:
+		if ev, ok := timeline.Parse(line); ok {
+			return timelineID(ev, line)
+		}
+	case prunedRel:
+		if e, ok := parsePruned(line); ok {
+			return prunedID(e)
+		}
+	}
+	return ""
 }

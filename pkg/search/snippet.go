@@ -76,6 +76,9 @@ func snippet(text string, terms []term) string {
 			break
 		}
 	}
+	if len(words) <= snippetWords {
+		best = 0 // a short text is shown whole
+	}
 	last := min(best+snippetWords, len(words)) - 1
 	from, to := words[best].a, words[last].b
 	if best == 0 {

@@ -15,11 +15,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
+	"github.com/cairn-hooks/cairn/pkg/checkpoint/catalog"
 	"github.com/cairn-hooks/cairn/pkg/parking"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 	"github.com/cairn-hooks/cairn/pkg/sessionfile"
 	"github.com/cairn-hooks/cairn/pkg/timeline"
+	"github.com/cairn-hooks/cairn/pkg/tombstone"
 )
 
 // This file is what is searched: the files of a project that hold items, and how each turns
@@ -35,11 +39,13 @@ const (
 	srcAudit                        // the audit log: a document per line
 	srcTimeline                     // the timeline: a document per line
 	srcParked                       // the parked items (session-context.md and legacy files): a document per item
+	srcTranscript                   // a Claude Code transcript: a document per stretch (history.go)
+	srcPruned                       // the checkpoints retention removed: a document per line
 )
 
 // appendOnly reports the JSON-lines files, which only grow: a larger one is indexed from where
 // the index stopped.
-func (s source) appendOnly() bool { return s == srcAudit || s == srcTimeline }
+func (s source) appendOnly() bool { return s == srcAudit || s == srcTimeline || s == srcPruned }
 
 // The single files, relative to the root (parking.AuditPath, parking.LegacyAuditPath,
 // timeline.File, sessionfile.Path).
@@ -48,6 +54,7 @@ const (
 	legacyAuditRel = ".claude/logs/session-archive.jsonl"
 	timelineRel    = timeline.File
 	parkedRel      = sessionfile.Rel
+	prunedRel      = catalog.PrunedFile
 )
 
 // file is a searchable file as the index records it.
@@ -62,6 +69,9 @@ type file struct {
 	// since without its mtime moving (a checkpoint still being written by something that does
 	// not write atomically): it is stat'ed again at every sync and read again once old enough.
 	racy bool
+	// A transcript's: its identity (safefile.Identity) and the record's flags (fileWhole, …).
+	ident uint32
+	flags uint8
 }
 
 // doc is one searchable document.
@@ -98,11 +108,24 @@ type corpus struct {
 	ckpts  string // the checkpoint directory, relative, with '/'
 	parked []parking.Item
 	listed bool
+	hist   *history // for Show: the transcripts, when the project has a history
+	config string
+	stones *tombstone.Set // read on first use (forgotten)
 }
 
 func newCorpus(root, configDir string, now func() time.Time) *corpus {
 	dir, _ := filepath.Rel(root, checkpoint.Dir(root))
-	return &corpus{root: root, dirs: parking.LegacyDirs(configDir, root), now: now, ckpts: filepath.ToSlash(dir)}
+	return &corpus{root: root, dirs: parking.LegacyDirs(configDir, root), now: now, ckpts: filepath.ToSlash(dir), config: configDir}
+}
+
+// forgotten reports whether content is an item cairn forget removed (its tombstone holds its
+// hash): it is neither indexed nor shown, wherever it turns up again (a checkpoint git brings
+// back, a line of a log cairn does not write).
+func (c *corpus) forgotten(content []byte) bool {
+	if c.stones == nil {
+		c.stones, _ = tombstone.Read(c.config)
+	}
+	return c.stones.Content(content)
 }
 
 func (c *corpus) abs(rel string) string { return filepath.Join(c.root, filepath.FromSlash(rel)) }
@@ -135,7 +158,7 @@ func (c *corpus) parkedPrint() (mtime, size int64, ok bool) {
 // fixed returns the single files that exist: the audit logs, the timeline, the parked items.
 func (c *corpus) fixed() []file {
 	var out []file
-	for _, f := range []file{{path: auditRel, src: srcAudit}, {path: legacyAuditRel, src: srcAudit}, {path: timelineRel, src: srcTimeline}} {
+	for _, f := range []file{{path: auditRel, src: srcAudit}, {path: legacyAuditRel, src: srcAudit}, {path: timelineRel, src: srcTimeline}, {path: prunedRel, src: srcPruned}} {
 		if m, s, ok := c.stat(f.path); ok {
 			f.mtime, f.size = m, s
 			out = append(out, f)
@@ -229,14 +252,18 @@ func (c *corpus) extract(f file, from int64, emit func(*doc)) (indexed int64, ta
 		if err != nil {
 			return 0, 0, err
 		}
-		d := checkpointDoc(f.path[strings.LastIndexByte(f.path, '/')+1:], data)
-		emit(&d)
+		if !c.forgotten(data) {
+			d := checkpointDoc(f.path[strings.LastIndexByte(f.path, '/')+1:], data)
+			emit(&d)
+		}
 		return int64(len(data)), 0, nil
 	case srcParked:
 		items, err := c.parkedItems()
 		for _, it := range items {
-			d := parkedDoc(it)
-			emit(&d)
+			if !c.forgotten([]byte(it.Text)) {
+				d := parkedDoc(it)
+				emit(&d)
+			}
 		}
 		return 0, 0, err
 	}
@@ -283,11 +310,17 @@ func (c *corpus) extract(f file, from int64, emit func(*doc)) (indexed int64, ta
 			continue
 		}
 		body := line[:len(line)-1]
+		if c.forgotten(body) {
+			continue
+		}
 		var d doc
 		ok := false
-		if f.src == srcAudit {
+		switch f.src {
+		case srcAudit:
 			d, ok = auditDoc(body)
-		} else {
+		case srcPruned:
+			d, ok = prunedDoc(body)
+		default:
 			d, ok = timelineDoc(body)
 		}
 		if ok {
@@ -295,15 +328,16 @@ func (c *corpus) extract(f file, from int64, emit func(*doc)) (indexed int64, ta
 			emit(&d)
 		}
 	}
-	return off, tailSum(fh, off), nil
+	return off, tailSum(fh, off, tailLen), nil
 }
 
-// tailLen is how many bytes before the indexed point tailSum covers.
+// tailLen is how many bytes before a log's indexed point its checksum covers (a transcript's:
+// tailWindow).
 const tailLen = 64
 
-// tailSum is the checksum of the tailLen bytes before off (0 when it cannot be read).
-func tailSum(r io.ReaderAt, off int64) uint32 {
-	a := max(off-tailLen, 0)
+// tailSum is the checksum of the n bytes before off (0 when they cannot be read).
+func tailSum(r io.ReaderAt, off int64, n int64) uint32 {
+	a := max(off-n, 0)
 	b := make([]byte, off-a)
 	if _, err := r.ReadAt(b, a); err != nil && !(errors.Is(err, io.EOF) && len(b) == 0) {
 		return 0
@@ -441,6 +475,39 @@ func timelineDoc(line []byte) (doc, bool) {
 	return doc{kind: Timeline, time: unix(ev.Time), branch: ev.Branch, title: timelineTitle(ev), body: timelineBody(ev)}, true
 }
 
+// prunedEntry is a line of the log of pruned checkpoints (catalog.PrunedFile).
+type prunedEntry struct {
+	ts                    time.Time
+	name                  string // the checkpoint's file name
+	kind, branch, session string
+	text                  string
+}
+
+func parsePruned(line []byte) (prunedEntry, bool) {
+	if !gjson.ValidBytes(line) {
+		return prunedEntry{}, false
+	}
+	v := gjson.ParseBytes(line)
+	cp := v.Get("checkpoint").Str
+	e := prunedEntry{name: cp[strings.LastIndexByte(cp, '/')+1:], kind: v.Get("kind").Str, branch: v.Get("branch").Str,
+		session: v.Get("session").Str, text: v.Get("text").Str}
+	e.ts, _ = time.Parse(time.RFC3339, v.Get("ts").Str)
+	return e, strings.HasSuffix(e.name, ".md") && e.text != ""
+}
+
+// prunedDoc is a pruned checkpoint, indexed as it was: its title and its text, dated by its
+// name (when it was taken), on its branch.
+func prunedDoc(line []byte) (doc, bool) {
+	e, ok := parsePruned(line)
+	if !ok {
+		return doc{}, false
+	}
+	p := parseCheckpoint(e.name, []byte(e.text))
+	return doc{kind: Pruned, time: unix(p.time), branch: p.branch, title: p.title, body: p.text}, true
+}
+
+func prunedID(e prunedEntry) string { return Pruned.String() + ":" + strings.TrimSuffix(e.name, ".md") }
+
 // parkedTime is the start of an item's Raised day, local time.
 func parkedTime(it parking.Item) int64 {
 	t, err := time.ParseInLocation(parking.DateLayout, it.Raised, time.Local)
@@ -462,6 +529,7 @@ func parkedDoc(it parking.Item) doc {
 //	parked:<slug>
 //	archived:<YYYYMMDD-HHMMSS>-<item slug>    expired:<…>    (ts of the audit line, UTC)
 //	timeline:<YYYYMMDD-HHMMSS>-<event>-<first 8 of the session>
+//	pruned:<the checkpoint's id>              session:<the session's id>
 //
 // and a line without a readable ts is <kind>:h<fnv-32a of the line, hex>. Show resolves an id
 // from the files alone, so it works without the index, and a damaged one.

@@ -17,7 +17,7 @@ type stamp struct {
 	// racyFiles: the index holds checkpoints read too soon after they changed (file.racy):
 	// the next sync stats them again, without listing the directory.
 	racyFiles bool
-	fixed     [4][2]int64
+	fixed     [5][2]int64
 	full      int64  // unix seconds of the last full sweep (every file stat'ed)
 	index     uint64 // the index state the stamp describes (see Index.id)
 }
@@ -54,13 +54,13 @@ func (c *corpus) currentStamp(now time.Time) stamp {
 		s.dir = fi.ModTime().UnixNano()
 		s.racy = racy(fi.ModTime(), now)
 	}
-	for i, p := range []string{auditRel, legacyAuditRel, timelineRel} {
+	for i, p := range []string{auditRel, legacyAuditRel, timelineRel, prunedRel} {
 		if m, sz, ok := c.stat(p); ok {
 			s.fixed[i] = [2]int64{m, sz}
 		}
 	}
 	if m, sz, ok := c.parkedPrint(); ok {
-		s.fixed[3] = [2]int64{m, sz}
+		s.fixed[4] = [2]int64{m, sz}
 	}
 	return s
 }
@@ -76,8 +76,8 @@ func (old stamp) fresh(cur stamp, id uint64, now time.Time) bool {
 }
 
 const (
-	stampMagic = "CSTAMP01"
-	stampLen   = len(stampMagic) + 8 + 1 + 8*8 + 8 + 8
+	stampMagic = "CSTAMP02"
+	stampLen   = len(stampMagic) + 8 + 1 + 16*len(stamp{}.fixed) + 8 + 8
 )
 
 func (s stamp) marshal() []byte {
@@ -114,7 +114,7 @@ func unmarshalStamp(b []byte) (s stamp, ok bool) {
 	for i := range s.fixed {
 		s.fixed[i] = [2]int64{int64(le.Uint64(b[16*i:])), int64(le.Uint64(b[16*i+8:]))}
 	}
-	b = b[64:]
+	b = b[16*len(s.fixed):]
 	s.full = int64(le.Uint64(b))
 	s.index = le.Uint64(b[8:])
 	return s, true

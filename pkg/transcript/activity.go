@@ -29,7 +29,7 @@ type Activity struct {
 	More       int       // commands run before those, not listed
 	LastError  string    // the most telling output line of the most recent failed command
 	LastCommit string    // "<sha> <subject>" of the most recent commit a command reported
-	Decisions  []string  // the decisions stated by the user or Claude, most recent first (decided)
+	Decisions  []string  // the decisions stated by the user or Claude, most recent first (Decided)
 }
 
 // Bounds: what a hand-back lists, and how many tool results the scan remembers while it looks
@@ -656,6 +656,12 @@ func mayDecide(b []byte) bool {
 	if len(b) > maxDecisionLine || !bytes.Contains(b[:min(len(b), toolResultHead)], []byte(`"type":"user"`)) && !bytes.Contains(b, []byte(`"type":"text"`)) {
 		return false
 	}
+	return mayDecideText(b)
+}
+
+// mayDecideText is mayDecide's test of the words alone, for text already taken out of its line
+// (a digest's prompts and Claude's texts).
+func mayDecideText(b []byte) bool {
 	// Without the first letter, so that a capital at a sentence's start matches too.
 	return bytes.Contains(b, []byte("ecid")) || bytes.Contains(b, []byte("ecision")) || bytes.Contains(b, []byte("greed")) || bytes.Contains(b, []byte("go with")) ||
 		bytes.Contains(b, []byte("oing with")) ||
@@ -676,7 +682,7 @@ func (a *activityScan) decisions(e entry) {
 	} else if e.kind() == "assistant" && !e.synthetic() {
 		text = strings.Join(textBlocks(e.msg("content")), "\n")
 	}
-	sentences := decided(text)
+	sentences := Decided(text)
 	for i := len(sentences) - 1; i >= 0 && len(a.act.Decisions) < maxDecisions; i-- {
 		if !slices.Contains(a.act.Decisions, sentences[i]) {
 			a.act.Decisions = append(a.act.Decisions, sentences[i])
@@ -684,9 +690,9 @@ func (a *activityScan) decisions(e entry) {
 	}
 }
 
-// decided returns the sentences of text that state a decision ("We decided to …", "Let's go
+// Decided returns the sentences of text that state a decision ("We decided to …", "Let's go
 // with …", "Decision: …"), one line each, cut to maxOutputRunes.
-func decided(text string) []string {
+func Decided(text string) []string {
 	var out []string
 	for _, s := range splitSentences(text) {
 		if statesDecision(strings.ToLower(strings.ReplaceAll(s, "’", "'"))) {

@@ -140,4 +140,28 @@ func checkQuestions(t *testing.T, data []byte, lim limits) {
 	if err != nil || len(runs) > maxHookRuns {
 		t.Fatalf("HookRuns: %d, %v", len(runs), err)
 	}
+	// Messages: every message lies on one whole line inside the range, in order, and the reading
+	// ends at a line's end; a reading from there finds nothing more.
+	prev := int64(0)
+	end, err := lim.messages(r, 0, size, func(m *Message) bool {
+		if m == nil {
+			return true
+		}
+		if m.Off < prev || m.End <= m.Off || m.End > size || data[m.End-1] != '\n' || len(m.Text) > maxMessageText {
+			t.Fatalf("message %+v after %d in %d bytes", *m, prev, size)
+		}
+		prev = m.Off
+		return true
+	})
+	if err != nil || end < prev || end > size || end > 0 && data[end-1] != '\n' {
+		t.Fatalf("Messages: end %d of %d, %v", end, size, err)
+	}
+	if again, _ := lim.messages(r, end, size, func(m *Message) bool {
+		if m != nil {
+			t.Fatalf("a message past end %d: %+v", end, *m)
+		}
+		return true
+	}); again != end {
+		t.Fatalf("Messages from its end %d ends at %d", end, again)
+	}
 }

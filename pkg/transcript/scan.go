@@ -57,6 +57,7 @@ type line struct {
 	off       int64  // file offset of the line's first byte
 	truncated bool   // the line is longer than lineCap; data holds its first lineCap bytes
 	end       int64  // when truncated and read backwards: the offset just past the line's last byte
+	open      bool   // read forwards: the range's last line, which has no '\n' (still being written)
 }
 
 // backScanner yields the lines of a file from the last to the first. It keeps a window
@@ -310,7 +311,7 @@ func (s *fwdScanner) next() (line, bool) {
 			}
 			// The last line has no '\n': it may still be being written, and is then invalid
 			// JSON, which the caller rejects like any other.
-			l := line{data: trimCR(s.buf[s.lo:s.hi]), off: s.bufOff + int64(s.lo)}
+			l := line{data: trimCR(s.buf[s.lo:s.hi]), off: s.bufOff + int64(s.lo), open: true}
 			s.lo = s.hi
 			if len(l.data) == 0 {
 				return line{}, false
@@ -320,6 +321,10 @@ func (s *fwdScanner) next() (line, bool) {
 	}
 	return line{}, false
 }
+
+// pos is the offset of the first byte next will look at: after it yielded a line whole, the
+// start of the line after it.
+func (s *fwdScanner) pos() int64 { return s.bufOff + int64(s.lo) }
 
 func trimCR(b []byte) []byte {
 	if n := len(b); n > 0 && b[n-1] == '\r' {

@@ -60,7 +60,7 @@ func readStatements(t *testing.T) []statement {
 func (s statement) found() string {
 	switch s.kind {
 	case "decision":
-		return strings.Join(decided(s.text), " | ")
+		return strings.Join(Decided(s.text), " | ")
 	case "question":
 		q, _ := Pending(s.text)
 		return q

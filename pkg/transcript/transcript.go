@@ -580,6 +580,10 @@ func (p *parser) entry(l line) (entry, bool) {
 			e.subtype = v.Str
 		case "timestamp":
 			e.timestamp = v.Str
+		case "gitBranch":
+			e.branch = v.Str
+		case "cwd":
+			e.cwd = v.Str
 		case "isSidechain":
 			e.sidechain = v.Bool()
 		case "isMeta":
@@ -604,6 +608,7 @@ func (p *parser) entry(l line) (entry, bool) {
 type entry struct {
 	typ, subtype   string
 	timestamp      string
+	branch, cwd    string
 	sidechain      bool
 	meta           bool
 	compactSummary bool

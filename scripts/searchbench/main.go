@@ -9,6 +9,7 @@
 //	go run ./scripts/searchbench                              # 200, 2,000 and 20,000; about 5 minutes
 //	go run ./scripts/searchbench -sizes 200 -n 10             # a quick look
 //	go run ./scripts/searchbench -before 17a08b0 -o /tmp/search.md
+//	go run ./scripts/searchbench -history 100MB,1GB,3GB        # the history: Claude Code's transcripts
 //
 // For each size it measures: the cold build (index deleted, the first search; median of 3,
 // with peak RSS), the warm whole-process median of each query (3 warm-ups, then -n runs), an
@@ -47,6 +48,10 @@ type options struct {
 	dir             string
 	before          string
 	out             string
+	history         []string // -history: sizes of transcripts; the history benchmark instead
+	peer            bool
+	coldN           int
+	keep            bool
 }
 
 func main() {
@@ -58,8 +63,16 @@ func main() {
 	dir := flag.String("dir", "", "where the histories are generated and kept between runs (default: <temp>/cairn-searchbench-<uid>)")
 	before := flag.String("before", "", "also build the CLI at this git revision and report the size search adds")
 	out := flag.String("o", "", "also write the markdown report to this file")
+	history := flag.String("history", "", "measure the history instead: transcripts of these total sizes (100MB,1GB,3GB), generated under -dir and deleted after")
+	peer := flag.Bool("peer", true, "with -history, also the peers' case: 201 sessions of about 67 MB")
+	coldN := flag.Int("cold-n", 3, "with -history, cold indexings per size")
+	keep := flag.Bool("keep", false, "with -history, keep the generated transcripts for the next run")
 	flag.Parse()
-	o := options{n: *n, floorN: *floorN, audit: *audit, timeline: *tl, dir: *dir, before: *before, out: *out}
+	o := options{n: *n, floorN: *floorN, audit: *audit, timeline: *tl, dir: *dir, before: *before, out: *out,
+		peer: *peer, coldN: *coldN, keep: *keep}
+	if *history != "" {
+		o.history = strings.Split(*history, ",")
+	}
 	for _, s := range strings.Split(*sizes, ",") {
 		v, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || v < 1 {
@@ -92,6 +105,16 @@ var timeBin = func() string {
 
 type runner struct {
 	bin, home string
+	config    string // Claude Code's config directory, whose transcripts make the history; "" for none
+}
+
+// env is what a cairn command runs with: the project at root, its index under cache.
+func (r *runner) env(root, cache string) []string {
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + r.home, "CLAUDE_PROJECT_DIR=" + root, "CAIRN_SEARCH_CACHE=" + cache, "TZ=UTC"}
+	if r.config != "" {
+		env = append(env, "CLAUDE_CONFIG_DIR="+r.config)
+	}
+	return env
 }
 
 // exec runs `cairn args…` in the project at root with its index under cache, as a person or
@@ -99,7 +122,7 @@ type runner struct {
 func (r *runner) exec(root, cache string, args ...string) (time.Duration, string, error) {
 	cmd := exec.Command(filepath.Join(r.bin, "cairn"), args...)
 	cmd.Dir = root
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + r.home, "CLAUDE_PROJECT_DIR=" + root, "CAIRN_SEARCH_CACHE=" + cache, "TZ=UTC"}
+	cmd.Env = r.env(root, cache)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()
@@ -127,7 +150,7 @@ func (r *runner) rss(root, cache string, args ...string) int64 {
 	defer os.Remove(f.Name())
 	cmd := exec.Command(timeBin, append([]string{"-f", "%M", "-o", f.Name(), filepath.Join(r.bin, "cairn")}, args...)...)
 	cmd.Dir = root
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + r.home, "CLAUDE_PROJECT_DIR=" + root, "CAIRN_SEARCH_CACHE=" + cache, "TZ=UTC"}
+	cmd.Env = r.env(root, cache)
 	if cmd.Run() != nil {
 		return 0
 	}
@@ -233,6 +256,9 @@ func run(o options) error {
 		versionBefore = startup(filepath.Join(filepath.Dir(r.bin), "cairn-before"))
 	}
 
+	if len(o.history) > 0 {
+		return runHistory(o, r, floorMed)
+	}
 	var results []sizeResult
 	for _, n := range o.sizes {
 		sr, err := measureSize(o, r, n)

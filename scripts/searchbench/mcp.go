@@ -28,7 +28,7 @@ func measureMCP(r *runner, root, cache string, queries [][]string, n int) (mcpRe
 	var res mcpResult
 	cmd := exec.Command(filepath.Join(r.bin, "cairn"), "mcp")
 	cmd.Dir = root
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + r.home, "CLAUDE_PROJECT_DIR=" + root, "CAIRN_SEARCH_CACHE=" + cache, "TZ=UTC"}
+	cmd.Env = r.env(root, cache)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return res, err

@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path/filepath"
 	"slices"
@@ -19,6 +20,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 
@@ -427,16 +429,72 @@ func retain(cat []Entry, now time.Time) (keep, drop []Entry) {
 	return keep, drop
 }
 
+// PrunedFile keeps the checkpoints retention removes, whole: one JSON line each,
+// {"ts","checkpoint","kind","branch","session","text"} (and "cut", the bytes left out of a text
+// over maxPrunedText), appended before the file goes. The text is the checkpoint's file as cairn
+// wrote it, redacted then; `cairn search` indexes this log and `cairn show` answers from it, so
+// that retention bounds the checkpoint directory without losing what a pruned checkpoint knew.
+const PrunedFile = "memory/pruned.jsonl"
+
+// maxPrunedText bounds the text a pruned line keeps: a checkpoint cairn writes is a few KiB.
+const maxPrunedText = 64 << 10
+
+// prunedLine is a checkpoint's line in PrunedFile.
+func prunedLine(now time.Time, c Entry, text []byte, size int64) []byte {
+	o := jsonw.Open(nil)
+	o.Str("ts", now.UTC().Format(time.RFC3339))
+	o.Str("checkpoint", c.File)
+	o.Str("kind", c.Kind)
+	o.StrOmitEmpty("branch", c.Branch)
+	o.StrOmitEmpty("session", c.Session)
+	o.Str("text", string(text))
+	if cut := size - int64(len(text)); cut > 0 {
+		o.Int("cut", cut)
+	}
+	return append(o.Close(), '\n')
+}
+
+// readHead reads at most the first n bytes of the regular file at path inside root, and returns
+// its size.
+func readHead(root, path string, n int64) ([]byte, int64, error) {
+	f, fi, err := safefile.Open(root, path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	data := make([]byte, min(n, fi.Size()))
+	m, err := io.ReadFull(f, data)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, 0, err
+	}
+	return data[:m], fi.Size(), nil
+}
+
 // prune removes the files of the entries retention drops, each after checking that the file is
 // still cairn's — its frontmatter's kind must be the catalog's (a person who turned an automatic
-// checkpoint into a save of their own, by editing its kind, keeps it) — and after logging the
-// removal in the timeline, so that no checkpoint ever disappears without a line saying why. It
-// returns the failures.
+// checkpoint into a save of their own, by editing its kind, keeps it) — and after recording it:
+// its text in PrunedFile, then its removal in the timeline, so that no checkpoint ever disappears
+// without its text kept and a line saying why. It returns the failures; a checkpoint whose text
+// could not be kept is not removed.
+//
+// The texts are appended in one write, synced, before the first file goes. An unsynced append
+// followed by an unlink is safe against a killed process (the page cache outlives it) and, on
+// ext4 and btrfs, which commit a file's appended data before a later unlink's metadata, against a
+// power cut too; elsewhere (XFS, network file systems) a power cut could keep the unlink and lose
+// the append — the one loss this log exists to prevent. Pruning is rare (a checkpoint past the
+// thirtieth of its branch and kind, usually one per compaction or session end), so the fsync it
+// costs is rare too.
 func prune(files safefile.Writer, root string, log *timeline.Log, now time.Time, session string, drop []Entry, why string) error {
+	type doomed struct {
+		c    Entry
+		note string
+		mine bool // still cairn's to remove
+	}
 	var errs []error
+	var list []doomed
+	var logged []byte
 	for _, c := range drop {
-		note := why
-		data, err := safefile.ReadHead(root, c.Path(root), 64<<10)
+		data, size, err := readHead(root, c.Path(root), maxPrunedText)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			continue // gone already: nothing to log
@@ -446,16 +504,32 @@ func prune(files safefile.Writer, root string, log *timeline.Log, now time.Time,
 		}
 		fm, _ := checkpoint.SplitLoose(data)
 		k := checkpoint.ReadFrontmatter(fm).Kind
-		if k != c.Kind {
-			note = "not removed: its kind is now " + k + ", so it is no longer cairn's to prune"
+		d := doomed{c: c, note: why, mine: k == c.Kind}
+		if !d.mine {
+			d.note = "not removed: its kind is now " + k + ", so it is no longer cairn's to prune"
+		} else {
+			text := data
+			for len(text) > 0 && !utf8.Valid(text) {
+				text = text[:len(text)-1] // cut on a rune boundary
+			}
+			logged = append(logged, prunedLine(now, c, text, size)...)
 		}
+		list = append(list, d)
+	}
+	if len(logged) > 0 {
+		if err := files.Append(filepath.Join(root, PrunedFile), logged, 0o644); err != nil {
+			return errors.Join(append(errs, fmt.Errorf("%s: %w", PrunedFile, err))...) // not kept: not removed
+		}
+	}
+	for _, d := range list {
+		c := d.c
 		if err := log.Append(timeline.Event{
-			Time: now, Event: timeline.Pruned, Session: session, Branch: c.Branch, Checkpoint: c.File, Compaction: c.Event, Note: note,
+			Time: now, Event: timeline.Pruned, Session: session, Branch: c.Branch, Checkpoint: c.File, Compaction: c.Event, Note: d.note,
 		}); err != nil {
 			errs = append(errs, err)
 			continue // not logged: not removed
 		}
-		if k == c.Kind {
+		if d.mine {
 			if err := files.Remove(c.Path(root)); err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w", c.File, err))
 			}
@@ -518,4 +592,22 @@ func (x *Catalog) writeCataloged(now time.Time, session string, write func(cat [
 	}
 	x.entries, x.read = final, true
 	return pruneErr
+}
+
+// Forget removes the entry of the checkpoint file (relative to the root) from the catalog, under
+// its lock, and records nothing of it: cairn forget's removal. It reports whether there was one.
+func (x *Catalog) Forget(file string) (bool, error) {
+	found := false
+	x.Entries()
+	_, err := x.files.Update(x.path(), 0o600, func(old []byte, _ bool) ([]byte, error) {
+		cat := readCatalog(old)
+		n := len(cat)
+		cat = slices.DeleteFunc(cat, func(e Entry) bool { return e.File == file })
+		if found = len(cat) < n; !found {
+			return nil, safefile.ErrNoChange
+		}
+		return writeCatalog(cat), nil
+	}, safefile.Limit(maxIndexSize), safefile.NoSync)
+	x.read = false
+	return found, err
 }

@@ -1,8 +1,9 @@
 // Package searchtest writes a synthetic project history for the benchmarks of package search
 // and scripts/searchbench: checkpoints of the three kinds in the exact shape checkpoint.Render
 // writes (about a quarter automatic, a tenth hand-offs), the parking audit log, the timeline and
-// session-context.md with ten parked items. It is generated at test or bench time, never
-// committed, and deterministic for a Go installation and a seed.
+// session-context.md with ten parked items; and, with History, Claude Code's transcripts of the
+// project's sessions. It is generated at test or bench time, never committed, and deterministic
+// for a Go installation and a seed.
 //
 // The words come from the comments of $GOROOT/src (their frequencies are natural, Zipf-like),
 // code identifiers from its exported funcs and file paths from its tree; twenty topics ("cache",
@@ -16,6 +17,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -27,6 +29,7 @@ import (
 	"time"
 
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
+	"github.com/cairn-hooks/cairn/pkg/transcript/transcripttest"
 )
 
 // Options say what to generate.
@@ -496,4 +499,54 @@ func Size(root string) (int64, error) {
 		}
 	}
 	return n, nil
+}
+
+// Words is the generator's vocabulary, most frequent first: the words of $GOROOT/src's comments
+// (pseudo-words without a Go tree), for other generators that need text with a natural
+// distribution of words (transcripttest's Options.Words).
+func Words() []string { return loadVocab().words }
+
+// HistoryOptions say what History generates.
+type HistoryOptions struct {
+	Size     int64 // bytes of transcripts to reach; or
+	Sessions int   // this many sessions, each up to 2 MiB
+	Seed     uint64
+}
+
+// Session sizes are drawn log-uniform between these: most sessions are small, a few large.
+const (
+	minSession = 8 << 10
+	maxSession = 16 << 20
+)
+
+// History writes the transcripts of a project's sessions into dir (Claude Code's directory of
+// the project's transcripts), in Claude Code's format (transcripttest) with Words for their text
+// and root as their cwd: a session every two hours back from now, the newest last. It returns
+// how many it wrote and their bytes. Deterministic for the options and a Go installation.
+func History(dir, root string, o HistoryOptions) (files int, bytes int64, err error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return 0, 0, err
+	}
+	rnd := rand.New(rand.NewPCG(o.Seed, uint64(o.Size)+uint64(o.Sessions)))
+	words := Words()
+	hi := float64(maxSession)
+	if o.Sessions > 0 {
+		hi = 2 << 20
+	}
+	var paths []string
+	for i := 0; o.Sessions > 0 && i < o.Sessions || o.Sessions == 0 && bytes < o.Size; i++ {
+		size := int64(minSession * math.Pow(hi/minSession, rnd.Float64()))
+		path := filepath.Join(dir, fmt.Sprintf("%08x-0000-4000-8000-%012x.jsonl", i, i))
+		t, err := transcripttest.WriteFile(path, transcripttest.Options{Size: size, Boundaries: int(size >> 22), Seed: uint64(i + 1), Root: root, Words: words})
+		if err != nil {
+			return 0, 0, err
+		}
+		files, bytes = files+1, bytes+t.Size
+		paths = append(paths, path)
+	}
+	for i, p := range paths {
+		t := time.Now().Add(-time.Duration(len(paths)-i) * 2 * time.Hour)
+		os.Chtimes(p, t, t)
+	}
+	return files, bytes, nil
 }

@@ -9,6 +9,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -38,6 +39,11 @@ type Options struct {
 	// PartialTail appends the first half of a line without its '\n', as when Claude Code is
 	// still writing it.
 	PartialTail bool
+	// Words, when set, is the vocabulary of the prompts, Claude's text and the commands, most
+	// frequent first, drawn with a Zipf-like law (the rank's logarithm uniform): a history of
+	// real size needs a real vocabulary to measure an index against. Tool output keeps the small
+	// default one.
+	Words []string
 }
 
 // Truth is what a generated transcript holds, as package transcript should report it.
@@ -605,7 +611,12 @@ function error test handler value return config session hook compact transcript 
 window reader offset parse token claude prompt edit write notebook café naïve 日本語 résumé 🙂
 quote backslash tab newline struct interface goroutine channel mutex context deadline`)
 
-func (g *gen) word() string { return words[g.rnd.IntN(len(words))] }
+func (g *gen) word() string {
+	if v := g.o.Words; len(v) > 0 {
+		return v[int(math.Exp(g.rnd.Float64()*math.Log(float64(len(v)))))-1]
+	}
+	return words[g.rnd.IntN(len(words))]
+}
 
 func (g *gen) sentences(n int) string {
 	var sb strings.Builder

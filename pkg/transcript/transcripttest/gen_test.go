@@ -3,9 +3,14 @@ package transcripttest
 import (
 	"bufio"
 	"bytes"
+	"os"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/cairn-hooks/cairn/pkg/transcript"
 )
 
 // Every generated line is valid JSON, except the cut tail when asked for one.
@@ -47,5 +52,21 @@ func TestParseSize(t *testing.T) {
 		if _, err := ParseSize(in); err == nil {
 			t.Errorf("ParseSize(%q) accepted", in)
 		}
+	}
+}
+
+// What Session writes reads back through package transcript as what it said.
+func TestSessionReadsBack(t *testing.T) {
+	s := &Session{ID: "0f3c2a9e-aaaa-bbbb-cccc-ddddeeeeffff", Cwd: "/w/proj", Branch: "fix/x", Time: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)}
+	s.Prompt("fix the ledger7 parser").Say("Looking.").Bash("go test ./...", 1, "--- FAIL: TestX\nFAIL").Edit("/w/proj/a.go").Compact("The user fixed it.")
+	path := filepath.Join(t.TempDir(), s.ID+".jsonl")
+	os.WriteFile(path, s.Bytes(), 0o600)
+	d, ok, err := transcript.ReadDigest(path)
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	if d.Prompts != 1 || d.First[0] != "fix the ledger7 parser" || d.Cwd != "/w/proj" || d.Branch != "fix/x" ||
+		len(d.Commands) != 1 || d.Commands[0].Status != "exit 1" || len(d.Edited) != 1 || d.Summaries[0] != "The user fixed it." {
+		t.Errorf("digest: %+v", d)
 	}
 }

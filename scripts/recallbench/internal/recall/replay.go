@@ -45,6 +45,10 @@ type Machine struct {
 	Bin  string // holds sessionstart, userpromptsubmit, precompact, postcompact, sessionend, cairn
 	Work string
 	Now  time.Time // the real clock when the run started: parked items' dates are relative to it
+	// Project, when set, is the one project every session is replayed in, each on the branch
+	// its Session names: a shared history, whose checkpoints retention prunes as they pile up
+	// (scripts/recallbench's held-out test). Otherwise each session has a project of its own.
+	Project string
 }
 
 func (m *Machine) home() string   { return filepath.Join(m.Work, "home") }
@@ -87,6 +91,9 @@ type replay struct {
 func Replay(ctx context.Context, m *Machine, s *Session) (Played, error) {
 	r := &replay{m: m, s: s, ctx: ctx, skipUPS: -1, out: Played{Session: s}}
 	r.root = filepath.Join(m.Work, "projects", s.Token, "app")
+	if m.Project != "" {
+		r.root = m.Project
+	}
 	r.tdir = filepath.Join(m.config(), "projects", slug(r.root))
 	r.sid = s.ID
 	r.tpath = filepath.Join(r.tdir, r.sid+".jsonl")
@@ -131,7 +138,12 @@ func (r *replay) setup() error {
 	os.MkdirAll(filepath.Join(r.m.Work, "tmp"), 0o700)
 	os.WriteFile(filepath.Join(r.root, "go.mod"), []byte("module github.com/acme/app\n\ngo 1.26\n"), 0o644)
 	os.WriteFile(filepath.Join(r.root, "internal", r.s.Token, "parse.go"), []byte("package "+r.s.Token+"\n"), 0o644)
-	for _, g := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "initial commit"}, {"checkout", "-q", "-b", r.s.Branch}} {
+	steps := [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "initial commit"}, {"checkout", "-q", "-B", r.s.Branch}}
+	if _, err := os.Stat(filepath.Join(r.root, ".git")); err == nil {
+		// A shared project: the session starts on its branch, made where the last one ended.
+		steps = [][]string{{"add", "-A"}, {"commit", "-q", "--allow-empty", "-m", "before " + r.s.Token}, {"checkout", "-q", "-B", r.s.Branch}}
+	}
+	for _, g := range steps {
 		if err := r.git(g...); err != nil {
 			return err
 		}
