@@ -227,7 +227,7 @@ func (pl *Plan) parked(slug string) error {
 			continue
 		}
 		pl.stone(tombstone.Hash([]byte(it.Text)))
-		where := "its bullet in "+sessionfile.Rel
+		where := "its bullet in " + sessionfile.Rel
 		if it.Source == parking.Legacy {
 			where = "its file " + it.Path
 		}
