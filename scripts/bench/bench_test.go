@@ -129,3 +129,39 @@ func TestPairwise(t *testing.T) {
 		t.Errorf("pairwiseCPU = %v, want 2 (ratios 2, 1.5; a round without CPU time left out)", got)
 	}
 }
+
+// Every round runs every contender once, and of any two neighbours in the list each runs first
+// in as many rounds as the other (within one), so neither slot of a before/after pair is favoured.
+func TestRoundOrder(t *testing.T) {
+	const n, rounds = 5, 40
+	first := make([][]int, n) // first[a][b]: rounds in which a ran before b
+	for a := range first {
+		first[a] = make([]int, n)
+	}
+	for i := range rounds {
+		seen := make([]int, n)
+		pos := make([]int, n)
+		for j := range n {
+			k := roundOrder(i, j, n)
+			seen[k]++
+			pos[k] = j
+		}
+		for k, s := range seen {
+			if s != 1 {
+				t.Fatalf("round %d ran contender %d %d times", i, k, s)
+			}
+		}
+		for a := range n {
+			for b := range n {
+				if pos[a] < pos[b] {
+					first[a][b]++
+				}
+			}
+		}
+	}
+	for a := 0; a+1 < n; a++ {
+		if d := first[a][a+1] - first[a+1][a]; d > 1 || d < -1 {
+			t.Errorf("contender %d ran before %d in %d rounds, after it in %d", a, a+1, first[a][a+1], first[a+1][a])
+		}
+	}
+}
