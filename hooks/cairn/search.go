@@ -43,7 +43,7 @@ func searchConfig(c *CLI) (search.Config, error) {
 		return search.Config{}, err
 	}
 	// Without a config directory, legacy parked items are left out.
-	return search.Config{Root: p.Root, ConfigDir: p.Config, CacheDir: searchCacheDir(c.Env), Now: p.Now}, nil
+	return search.Config{Root: p.Root, Shared: p.Shared(), ConfigDir: p.Config, CacheDir: searchCacheDir(c.Env), Now: p.Now}, nil
 }
 
 // searchCacheDir is the cache directory the search index goes in: $CAIRN_SEARCH_CACHE when set
@@ -176,6 +176,9 @@ func cmdSearch(ctx context.Context, c *CLI, args []string) error {
 		if r.Branch != "" {
 			head = append(head, plain.Line(r.Branch, 60))
 		}
+		if r.Worktree != "" {
+			head = append(head, "worktree "+plain.Line(r.Worktree, 60))
+		}
 		head = append(head, plain.Line(r.Title, 120))
 		fmt.Fprintln(w, strings.Join(head, " · "))
 		if r.Snippet != "" {
@@ -212,15 +215,16 @@ func daysAgo(now, t time.Time) string {
 
 // searchResultJSON is one result of cairn search --json.
 type searchResultJSON struct {
-	ID      string  `json:"id"`
-	Kind    string  `json:"kind"`
-	Title   string  `json:"title"`
-	Branch  string  `json:"branch,omitempty"`
-	Time    string  `json:"time,omitempty"`
-	Age     string  `json:"age"`
-	Snippet string  `json:"snippet"`
-	Path    string  `json:"path"`
-	Score   float64 `json:"score"`
+	ID       string  `json:"id"`
+	Kind     string  `json:"kind"`
+	Title    string  `json:"title"`
+	Branch   string  `json:"branch,omitempty"`
+	Worktree string  `json:"worktree,omitempty"`
+	Time     string  `json:"time,omitempty"`
+	Age      string  `json:"age"`
+	Snippet  string  `json:"snippet"`
+	Path     string  `json:"path"`
+	Score    float64 `json:"score"`
 }
 
 func printSearchJSON(c *CLI, query string, rs search.Results, now time.Time) error {
@@ -233,7 +237,7 @@ func printSearchJSON(c *CLI, query string, rs search.Results, now time.Time) err
 	for _, r := range rs.Items {
 		out.Results = append(out.Results, searchResultJSON{
 			ID: plain.Line(r.ID, 0), Kind: r.Kind.String(), Title: plain.Line(r.Title, 0), Branch: plain.Line(r.Branch, 0),
-			Time: rfc3339(r.Time), Age: resultAge(now, r), Snippet: plain.Line(r.Snippet, 0), Path: plain.Line(r.Path, 0),
+			Worktree: plain.Line(r.Worktree, 0), Time: rfc3339(r.Time), Age: resultAge(now, r), Snippet: plain.Line(r.Snippet, 0), Path: plain.Line(r.Path, 0),
 			Score: r.Score,
 		})
 	}
@@ -284,14 +288,15 @@ func showItem(c *CLI, id string, asJSON bool) error {
 	now := c.Now()
 	if asJSON {
 		b, err := json.MarshalIndent(struct {
-			ID     string `json:"id"`
-			Kind   string `json:"kind"`
-			Title  string `json:"title"`
-			Branch string `json:"branch,omitempty"`
-			Time   string `json:"time,omitempty"`
-			Path   string `json:"path"`
-			Text   string `json:"text"`
-		}{plain.Line(it.ID, 0), it.Kind.String(), plain.Line(it.Title, 0), plain.Line(it.Branch, 0), rfc3339(it.Time),
+			ID       string `json:"id"`
+			Kind     string `json:"kind"`
+			Title    string `json:"title"`
+			Branch   string `json:"branch,omitempty"`
+			Worktree string `json:"worktree,omitempty"`
+			Time     string `json:"time,omitempty"`
+			Path     string `json:"path"`
+			Text     string `json:"text"`
+		}{plain.Line(it.ID, 0), it.Kind.String(), plain.Line(it.Title, 0), plain.Line(it.Branch, 0), plain.Line(it.Worktree, 0), rfc3339(it.Time),
 			plain.Line(it.Path, 0), plain.Terminal(plain.Text(it.Text))}, "", "  ")
 		if err != nil {
 			return err
@@ -304,6 +309,9 @@ func showItem(c *CLI, id string, asJSON bool) error {
 	fmt.Fprintf(w, "Title:   %s\n", plain.Line(it.Title, 0))
 	if it.Branch != "" {
 		fmt.Fprintf(w, "Branch:  %s\n", plain.Line(it.Branch, 0))
+	}
+	if it.Worktree != "" {
+		fmt.Fprintf(w, "Worktree: %s\n", plain.Line(it.Worktree, 0))
 	}
 	switch {
 	case it.Time.IsZero():

@@ -56,8 +56,8 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 			errs = append(errs, fmt.Errorf("session registry: %w", err))
 		}
 	}
-	if err := timeline.Append(inv.Files, inv.Root, timeline.Event{
-		Time: now, Event: timeline.SessionEnd, Session: in.SessionID, Reason: in.Reason,
+	if err := timeline.Append(inv.Files, inv.Shared(), timeline.Event{
+		Time: now, Event: timeline.SessionEnd, Session: in.SessionID, Worktree: inv.Worktree(), Reason: in.Reason,
 	}); err != nil {
 		errs = append(errs, fmt.Errorf("timeline: %w", err))
 	}

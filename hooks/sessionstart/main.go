@@ -51,8 +51,8 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 	if _, err := parking.Expire(inv.Root, inv.Config, inv.Files, inv.Now); err != nil {
 		inv.Warn("parked items: %v", err)
 	}
-	if err := timeline.Append(inv.Files, inv.Root, timeline.Event{
-		Time: now, Event: timeline.SessionStart, Session: in.SessionID, Branch: branch, Source: in.Source,
+	if err := timeline.Append(inv.Files, inv.Shared(), timeline.Event{
+		Time: now, Event: timeline.SessionStart, Session: in.SessionID, Branch: branch, Worktree: inv.Worktree(), Source: in.Source,
 	}); err != nil {
 		inv.Warn("timeline: %v", err)
 	}
@@ -61,7 +61,7 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 		// A compaction is mid-session: this session's own start swept already. And a temp file
 		// is removed only once an hour old: one sweep an hour per project finds every one.
 		r, err := runs.Active()
-		sweepTemps(inv.Root, r, err == nil, now)
+		sweepTemps(inv.Project, r, err == nil, now)
 	}
 	text, err := handback.Text(inv.Project, catalog.Open(inv.Project), runs, handback.Start{
 		SessionID: in.SessionID, Source: in.Source, TranscriptPath: in.TranscriptPath,
@@ -81,13 +81,22 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 	return hookio.WriteContext(&inv.Out, "SessionStart", text)
 }
 
-// sweepTemps removes what writers killed mid-write left in the directories cairn writes.
-func sweepTemps(root string, r runstate.Run, active bool, now time.Time) {
-	dirs := []string{project.StateDir(root), checkpoint.Dir(root), filepath.Join(root, "memory"), filepath.Join(root, ".notes", "logs"), filepath.Join(root, runstate.RunsDir)}
+// sweepTemps removes what writers killed mid-write left in the directories cairn writes: the
+// project's, and the shared knowledge's under the main checkout when p is a linked worktree.
+func sweepTemps(p *project.Project, r runstate.Run, active bool, now time.Time) {
+	root, shared := p.Root, p.Shared()
+	dirs := []string{project.StateDir(root), filepath.Join(root, ".notes", "logs"), filepath.Join(root, runstate.RunsDir)}
 	if active {
 		dirs = append(dirs, r.Dir)
 	}
 	for _, d := range dirs {
 		safefile.SweepTemps(root, d, now)
+	}
+	dirs = []string{checkpoint.Dir(shared), filepath.Join(shared, "memory")}
+	if shared != root {
+		dirs = append(dirs, project.StateDir(shared)) // the catalog's
+	}
+	for _, d := range dirs {
+		safefile.SweepTemps(shared, d, now)
 	}
 }

@@ -274,8 +274,8 @@ func autoCheckpoint(p *project.Project, cat *catalog.Catalog, in Input, f facts,
 	if trigger == "" {
 		trigger = "unknown"
 	}
-	if err := timeline.Append(p.Files, p.Root, timeline.Event{
-		Time: f.at, Event: timeline.Compaction, Session: in.SessionID, Branch: f.branch,
+	if err := timeline.Append(p.Files, cat.Root(), timeline.Event{
+		Time: f.at, Event: timeline.Compaction, Session: in.SessionID, Branch: f.branch, Worktree: p.Worktree(),
 		Trigger: trigger, Checkpoint: saved.Rel,
 	}); err != nil {
 		return fmt.Errorf("%s: %w", timeline.File, err)

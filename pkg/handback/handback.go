@@ -129,8 +129,8 @@ func Text(p *project.Project, cat *catalog.Catalog, runs *runstate.Runs, s Start
 	if compacted {
 		if c, ok := cat.Latest(checkpoint.KindAuto, s.SessionID, ""); ok && s.SessionID != "" {
 			newest = c.File // this compaction's own checkpoint
-		} else if path, ok := checkpoint.Newest(p.Root, now); ok {
-			newest, _ = filepath.Rel(p.Root, path)
+		} else if path, ok := checkpoint.Newest(cat.Root(), now); ok {
+			newest, _ = filepath.Rel(cat.Root(), path)
 			newest = filepath.ToSlash(newest)
 		}
 	}
@@ -147,6 +147,7 @@ func Text(p *project.Project, cat *catalog.Catalog, runs *runstate.Runs, s Start
 // this machine (p.SessionRanHere) is pointed to — a clone can commit a catalog and checkpoints,
 // but not the user's transcripts. Nothing dated in the future is the newest.
 func handoffPointer(p *project.Project, cat []catalog.Entry, sid, branch string, now time.Time) string {
+	shared := p.Shared() // where the catalog and its checkpoints live
 	read := 0
 	for i := len(cat) - 1; i >= 0 && read < maxPointerReads; i-- {
 		c := cat[i]
@@ -157,7 +158,7 @@ func handoffPointer(p *project.Project, cat []catalog.Entry, sid, branch string,
 			break // the catalog is in time order: it bounds the search, the file's date decides
 		}
 		read++
-		h, ok := catalog.ReadHandoff(p.Root, c.Path(p.Root))
+		h, ok := catalog.ReadHandoff(shared, c.Path(shared))
 		if !ok || h.Branch != branch || h.Session == sid && sid != "" {
 			continue
 		}
@@ -185,7 +186,7 @@ func afterCompaction(p *project.Project, s Start, cat *catalog.Catalog) string {
 	if !ok || s.SessionID == "" {
 		return ""
 	}
-	data, err := safefile.ReadHead(p.Root, c.Path(p.Root), checkpoint.MaxRead)
+	data, err := safefile.ReadHead(cat.Root(), c.Path(cat.Root()), checkpoint.MaxRead)
 	if err != nil {
 		p.Warn("%s: %v", c.File, err)
 		return ""
@@ -218,7 +219,7 @@ func earlierFiles(p *project.Project, cat *catalog.Catalog, sid, newest string) 
 			continue
 		}
 		read++
-		data, err := safefile.ReadHead(p.Root, e.Path(p.Root), checkpoint.MaxRead)
+		data, err := safefile.ReadHead(cat.Root(), e.Path(cat.Root()), checkpoint.MaxRead)
 		if err != nil {
 			continue
 		}

@@ -142,7 +142,12 @@ func run(ctx context.Context, h Hook, inv *Invocation, stdin io.Reader) (err err
 	if cfg, err := project.ConfigDir(inv.Env); err == nil {
 		inv.Config = cfg
 	}
+	// A linked worktree writes the knowledge its repository's checkouts share under the main
+	// checkout (Project.Shared): a second root, found once here for the whole hook.
 	roots := []string{root}
+	if shared := inv.Shared(); shared != root {
+		roots = append(roots, shared)
+	}
 	if inv.DryRun {
 		inv.Files = safefile.DryRun{Out: &inv.plan, Roots: roots}
 	} else {

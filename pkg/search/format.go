@@ -35,7 +35,7 @@ import (
 
 const (
 	magic       = "CAIRNIDX"
-	version     = 2 // 2: a checkpoint's status after its branch
+	version     = 3 // 2: a checkpoint's status after its branch; 3: a linked worktree's name after it
 	headerSize  = 208
 	trailerSize = 4
 	termRec     = 12

@@ -21,8 +21,11 @@ type Item struct {
 	Kind   Kind
 	Title  string
 	Branch string
-	Time   time.Time // zero when unknown
-	Path   string    // the file, relative to the root, with '/'
+	// Worktree is the linked worktree a checkpoint or a timeline event was recorded in; "" for
+	// the main checkout's and for parked and audit items (each checkout keeps its own).
+	Worktree string
+	Time     time.Time // zero when unknown
+	Path     string    // the file, relative to the root that holds it, with '/'
 	// Text is the whole item: a checkpoint's file, a parked item's bullet (or legacy file), an
 	// archived or expired item's text as the audit log keeps it, a timeline event's fields.
 	Text string
@@ -43,7 +46,7 @@ func Show(cfg Config, id string) (Item, error) {
 	if now == nil {
 		now = time.Now
 	}
-	return newCorpus(root, cfg.ConfigDir, now).show(id)
+	return newCorpus(root, cfg.Shared, cfg.ConfigDir, now).show(id)
 }
 
 // IsItemID reports whether id names an item other than a checkpoint (a checkpoint's id is its
@@ -97,7 +100,7 @@ func (c *corpus) show(id string) (Item, error) {
 			if !ok || timelineID(ev, line) != id {
 				return Item{}, false
 			}
-			return Item{ID: id, Kind: Timeline, Title: timelineTitle(ev), Branch: ev.Branch, Time: ev.Time, Text: eventText(ev)}, true
+			return Item{ID: id, Kind: Timeline, Title: timelineTitle(ev), Branch: ev.Branch, Worktree: ev.Worktree, Time: ev.Time, Text: eventText(ev)}, true
 		})
 	}
 	return Item{}, notFound(id)
@@ -119,7 +122,8 @@ func (c *corpus) showCheckpoint(id string) (Item, error) {
 		return Item{}, notFound(id)
 	}
 	rel := c.ckpts + "/" + name
-	data, err := safefile.ReadHead(c.root, c.abs(rel), checkpoint.MaxRead)
+	tree, abs := c.at(rel)
+	data, err := safefile.ReadHead(tree, abs, checkpoint.MaxRead)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Item{}, notFound(id)
 	}
@@ -127,7 +131,7 @@ func (c *corpus) showCheckpoint(id string) (Item, error) {
 		return Item{}, err
 	}
 	p := parseCheckpoint(name, data)
-	return Item{ID: id, Kind: p.kind, Title: p.title, Branch: p.branch, Time: p.time, Path: rel, Text: string(data)}, nil
+	return Item{ID: id, Kind: p.kind, Title: p.title, Branch: p.branch, Worktree: p.worktree, Time: p.time, Path: rel, Text: string(data)}, nil
 }
 
 // showLine finds the line of one of the files whose id is id. An id that carries a time only
@@ -164,7 +168,7 @@ func (c *corpus) showLine(id, rest string, files []string, match func([]byte) (I
 func eventText(ev timeline.Event) string {
 	var b strings.Builder
 	for _, f := range [][2]string{
-		{"event", ev.Event}, {"session", ev.Session}, {"branch", ev.Branch}, {"source", ev.Source},
+		{"event", ev.Event}, {"session", ev.Session}, {"branch", ev.Branch}, {"worktree", ev.Worktree}, {"source", ev.Source},
 		{"trigger", ev.Trigger}, {"reason", ev.Reason}, {"checkpoint", ev.Checkpoint},
 	} {
 		if f[1] != "" {

@@ -13,7 +13,8 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
 
-// File is the timeline, relative to the project root.
+// File is the timeline, relative to the root that holds the project's knowledge (a repository's
+// main checkout: project.Project's Shared), where every checkout of the repository appends.
 const File = "memory/timeline.jsonl"
 
 // Event names. Readers must accept names they do not know: the list grows.
@@ -32,6 +33,7 @@ type Event struct {
 	Event      string // SessionStart, Compaction or SessionEnd
 	Session    string
 	Branch     string
+	Worktree   string // the linked worktree it happened in; "" in the main checkout
 	Source     string // SessionStart's source
 	Trigger    string // PreCompact's trigger
 	Reason     string // SessionEnd's reason
@@ -47,6 +49,7 @@ func (e Event) appendJSON(dst []byte) []byte {
 	o.Str("event", e.Event)
 	o.StrOmitEmpty("session", e.Session)
 	o.StrOmitEmpty("branch", e.Branch)
+	o.StrOmitEmpty("worktree", e.Worktree)
 	o.StrOmitEmpty("source", e.Source)
 	o.StrOmitEmpty("trigger", e.Trigger)
 	o.StrOmitEmpty("reason", e.Reason)
@@ -76,10 +79,10 @@ func Parse(line []byte) (ev Event, ok bool) {
 	// One pass over the object (a Get per field would parse it once per field); the first
 	// occurrence of a key wins, as Get's would.
 	var ts string
-	var seen uint8
+	var seen uint16
 	doc.ForEach(func(k, v gjson.Result) bool {
 		var dst *string
-		var bit uint8
+		var bit uint16
 		switch k.Str {
 		case "ts":
 			dst, bit = &ts, 1
@@ -97,6 +100,8 @@ func Parse(line []byte) (ev Event, ok bool) {
 			dst, bit = &ev.Reason, 64
 		case "checkpoint":
 			dst, bit = &ev.Checkpoint, 128
+		case "worktree":
+			dst, bit = &ev.Worktree, 256
 		default:
 			return true
 		}

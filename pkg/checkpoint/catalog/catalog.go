@@ -222,18 +222,24 @@ func offsets(offs []int64) []byte {
 // Auto and Handoff leave it holding what they wrote under the lock — so that a flow that asks it
 // several questions and adds a checkpoint reads the file once. Pass it down; do not open a second.
 type Catalog struct {
-	root    string
-	files   safefile.Writer
-	warn    func(format string, args ...any)
-	dryRun  bool
-	entries []Entry
-	read    bool
+	root     string // the root that holds the project's knowledge (project.Project's Shared)
+	worktree string // the linked worktree this process works in, which the records it writes name
+	files    safefile.Writer
+	warn     func(format string, args ...any)
+	dryRun   bool
+	entries  []Entry
+	read     bool
 }
 
-// Open returns the handle on p's catalog. It reads nothing until asked.
+// Open returns the handle on p's catalog, which lives with the checkpoints it lists under the root
+// that holds the project's knowledge (a linked worktree's is its main checkout's: p.Shared). It
+// reads nothing until asked.
 func Open(p *project.Project) *Catalog {
-	return &Catalog{root: p.Root, files: p.Files, warn: p.Warn, dryRun: p.DryRun}
+	return &Catalog{root: p.Shared(), worktree: p.Worktree(), files: p.Files, warn: p.Warn, dryRun: p.DryRun}
 }
+
+// Root is the root the catalog and its checkpoints live under: entries' paths are relative to it.
+func (x *Catalog) Root() string { return x.root }
 
 // Entries returns the catalog's entries, oldest first. A missing catalog reads as empty. One that
 // cannot be read — not a regular file, too large, a link, not a JSON array — is cairn's to
@@ -425,7 +431,8 @@ func retain(cat []Entry, now time.Time) (keep, drop []Entry) {
 // checkpoint into a save of their own, by editing its kind, keeps it) — and after logging the
 // removal in the timeline, so that no checkpoint ever disappears without a line saying why. It
 // returns the failures.
-func prune(files safefile.Writer, root string, now time.Time, session string, drop []Entry, why string) error {
+func (x *Catalog) prune(now time.Time, session string, drop []Entry, why string) error {
+	files, root := x.files, x.root
 	var errs []error
 	for _, c := range drop {
 		note := why
@@ -443,7 +450,7 @@ func prune(files safefile.Writer, root string, now time.Time, session string, dr
 			note = "not removed: its kind is now " + k + ", so it is no longer cairn's to prune"
 		}
 		if err := timeline.Append(files, root, timeline.Event{
-			Time: now, Event: timeline.Pruned, Session: session, Branch: c.Branch, Checkpoint: c.File, Compaction: c.Event, Note: note,
+			Time: now, Event: timeline.Pruned, Session: session, Branch: c.Branch, Worktree: x.worktree, Checkpoint: c.File, Compaction: c.Event, Note: note,
 		}); err != nil {
 			errs = append(errs, err)
 			continue // not logged: not removed
@@ -493,12 +500,12 @@ func (x *Catalog) writeCataloged(now time.Time, session string, write func(cat [
 			cat = slices.DeleteFunc(cat, func(e Entry) bool {
 				return slices.ContainsFunc(remove, func(r Entry) bool { return r.File == e.File })
 			})
-			errs = append(errs, prune(files, root, now, session, remove, "replaced by this session's newer hand-off"))
+			errs = append(errs, x.prune(now, session, remove, "replaced by this session's newer hand-off"))
 		}
 		if ok {
 			cat = add(cat, c)
 			keep, drop := retain(cat, now)
-			errs = append(errs, prune(files, root, now, session, drop, retentionRule))
+			errs = append(errs, x.prune(now, session, drop, retentionRule))
 			cat = keep
 		}
 		pruneErr = errors.Join(errs...)
