@@ -3,7 +3,8 @@
 // 1.5 s for all SessionEnd hooks together, after which it is killed. In this order, so that a
 // kill costs the least:
 //
-//  1. it marks the session ended in the registry and logs the end in memory/timeline.jsonl;
+//  1. it marks the session ended in the registry, ends its file claims (package claims) and logs
+//     the end in memory/timeline.jsonl;
 //  2. it deletes the parked items that are 30 days old or more — bullets by their Raised date,
 //     legacy session-open-*.md files by their modification time — recording each one whole in
 //     the audit log as "expired" first (SessionStart runs the same clean-up when a SessionEnd
@@ -24,6 +25,7 @@ import (
 	"time"
 
 	"github.com/cairn-hooks/cairn/pkg/checkpoint/catalog"
+	"github.com/cairn-hooks/cairn/pkg/claims"
 	"github.com/cairn-hooks/cairn/pkg/handoff"
 	"github.com/cairn-hooks/cairn/pkg/hookio"
 	"github.com/cairn-hooks/cairn/pkg/parking"
@@ -54,6 +56,9 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 	if in.SessionID != "" {
 		if err := registry.New(inv.Files, inv.Root).End(in.SessionID, now); err != nil {
 			errs = append(errs, fmt.Errorf("session registry: %w", err))
+		}
+		if err := claims.Open(inv.Project).End(in.SessionID); err != nil {
+			errs = append(errs, fmt.Errorf("claims: %w", err))
 		}
 	}
 	if err := timeline.Append(inv.Files, inv.Shared(), timeline.Event{

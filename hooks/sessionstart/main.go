@@ -2,7 +2,8 @@
 // resumes, is cleared, forked, or continues after a compaction. It always does the housekeeping
 // a killed SessionEnd may have missed — register the session (marking orphans ended), expire
 // parked items aged 30 days, log the start in memory/timeline.jsonl, sweep the temp files of
-// writers killed mid-write (except after a compaction, mid-session) — and then prints what
+// writers killed mid-write and the file claims past their TTL (hourly, except after a
+// compaction, mid-session) — and then prints what
 // package handback decides to give back: a compaction's hand-back, a pointer to the last
 // hand-off, an active run's read order and whiteboard (recording first a compaction whose
 // PreCompact did not run).
@@ -17,6 +18,7 @@ import (
 
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
 	"github.com/cairn-hooks/cairn/pkg/checkpoint/catalog"
+	"github.com/cairn-hooks/cairn/pkg/claims"
 	"github.com/cairn-hooks/cairn/pkg/handback"
 	"github.com/cairn-hooks/cairn/pkg/hookio"
 	"github.com/cairn-hooks/cairn/pkg/parking"
@@ -62,6 +64,9 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 		// is removed only once an hour old: one sweep an hour per project finds every one.
 		r, err := runs.Active()
 		sweepTemps(inv.Project, r, err == nil, now)
+		if err := claims.Open(inv.Project).Sweep(); err != nil {
+			inv.Warn("claims: %v", err)
+		}
 	}
 	text, err := handback.Text(inv.Project, catalog.Open(inv.Project), runs, handback.Start{
 		SessionID: in.SessionID, Source: in.Source, TranscriptPath: in.TranscriptPath,

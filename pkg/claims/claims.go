@@ -78,15 +78,16 @@ type Claim struct {
 
 // Store is the claims of one checkout.
 type Store struct {
-	root  string
-	dir   string // "" without a config directory: nothing is claimed
-	files safefile.Writer
-	now   func() time.Time
+	root   string
+	dir    string // "" without a config directory: nothing is claimed
+	files  safefile.Writer
+	now    func() time.Time
+	dryRun bool // plan the writes (files prints them), make no directory
 }
 
 // Open returns the claims of p's checkout. It reads nothing until asked.
 func Open(p *project.Project) *Store {
-	s := &Store{root: p.Root, files: p.Files, now: p.Now}
+	s := &Store{root: p.Root, files: p.Files, now: p.Now, dryRun: p.DryRun}
 	if p.Config != "" && p.Files != nil {
 		real := p.Root
 		if r, err := filepath.EvalSymlinks(p.Root); err == nil {
@@ -206,8 +207,10 @@ func (s *Store) Record(sid, rel string) (Outcome, error) {
 	if hasMine && now.Sub(mine.Touched) < refreshAfter && !mine.Touched.After(now) && len(out.Others) == 0 && !damaged {
 		return out, nil // claimed and fresh, nothing to tell: a read, no write
 	}
-	if err := os.MkdirAll(s.dir, 0o700); err != nil {
-		return out, err
+	if !s.dryRun {
+		if err := os.MkdirAll(s.dir, 0o700); err != nil { // private, as the other records under <config>/cairn
+			return out, err
+		}
 	}
 	if damaged {
 		// Not a file of cairn's making (too large, not a regular file): out of the way, whole.
@@ -309,6 +312,9 @@ func find(held []Claim, sid string) (Claim, bool) {
 func (s *Store) End(sid string) error {
 	if s.dir == "" || !validSession(sid) {
 		return nil
+	}
+	if _, err := os.Lstat(s.listFile(sid)); errors.Is(err, fs.ErrNotExist) {
+		return nil // it claimed nothing (or claims were never made here)
 	}
 	return s.files.Remove(s.listFile(sid))
 }

@@ -401,6 +401,10 @@ func addTools(s *server) {
 		func(ctx context.Context, _ *mcp.CallToolRequest, _ noIn) (*mcp.CallToolResult, any, error) {
 			return s.run(ctx, "session", "list")
 		})
+	mcp.AddTool(s.srv, tool("claims", "List the files the live sessions of this project's worktree are editing (their file claims): which session, which file, since when, its last edit, its branch. A claim lasts 30 minutes after the session's last edit of the file and ends with the session.", true),
+		func(ctx context.Context, _ *mcp.CallToolRequest, _ noIn) (*mcp.CallToolResult, any, error) {
+			return s.run(ctx, "claims")
+		})
 	mcp.AddTool(s.srv, tool("broadcast", "Send a message to the other sessions of this project; each receives it once, with its next prompt.", false),
 		func(ctx context.Context, _ *mcp.CallToolRequest, in broadcastIn) (*mcp.CallToolResult, any, error) {
 			return s.run(ctx, "session", "broadcast", "--", in.Message)
@@ -408,7 +412,7 @@ func addTools(s *server) {
 }
 
 // ToolNames are the tools' names, in the order they are registered.
-var ToolNames = []string{"search", "show", "list_checkpoints", "save_checkpoint", "park", "list_parked", "archive", "list_sessions", "broadcast"}
+var ToolNames = []string{"search", "show", "list_checkpoints", "save_checkpoint", "park", "list_parked", "archive", "list_sessions", "claims", "broadcast"}
 
 // server is the MCP server and the cairn binary its tools run.
 type server struct {

@@ -87,7 +87,8 @@ func marketplaceManifest(ver string) any {
 }
 
 // pluginHooks is hooks/hooks.json for goos: every row of hookSpecs, in exec form, run from the
-// plugin's bin/ (a real .exe on Windows), under an empty matcher, in the table's order. Timeouts
+// plugin's bin/ (a real .exe on Windows), under an empty matcher (none for a row that wants none:
+// PreToolUse), in the table's order. Timeouts
 // are those of a settings install; note that a plugin's SessionEnd timeout does not raise Claude
 // Code's 1.5 s SessionEnd budget (a settings file's does: docs/DESIGN.md, Facts about Claude Code),
 // which cairn's SessionEnd stays well inside.
@@ -113,10 +114,14 @@ func pluginHooks(goos string) ([]byte, error) {
 		for _, h := range byEvent[ev] {
 			handlers = append(handlers, handler{"command", hookCommand(goos, pluginRoot+"/"+pluginBin, h.binary), []string{}, h.timeout})
 		}
+		var matcher *string
+		if !byEvent[ev][0].noMatcher {
+			matcher = new(string)
+		}
 		group, err := json.Marshal(struct {
-			Matcher string    `json:"matcher"`
+			Matcher *string   `json:"matcher,omitempty"`
 			Hooks   []handler `json:"hooks"`
-		}{"", handlers})
+		}{matcher, handlers})
 		if err != nil {
 			return nil, err
 		}

@@ -74,6 +74,20 @@ func LastUserPrompts(path string, n int) ([]string, error) {
 	return defaultLimits.lastUserPrompts(path, n)
 }
 
+// LastPrompt returns the last prompt the user typed (as LastUserPrompts reads prompts), looking
+// at the last maxBytes of the transcript at most: "" when there is none within them. For a hook
+// that asks what another session is working on before an edit, whose cost must not grow with
+// that session's transcript.
+func LastPrompt(path string, maxBytes int64) (string, error) {
+	lim := defaultLimits
+	lim.maxBackScan = min(lim.maxBackScan, max(maxBytes, 1))
+	out, err := lim.lastUserPrompts(path, 1)
+	if len(out) == 0 {
+		return "", err
+	}
+	return out[0], err
+}
+
 // LastBoundary returns the offset of the start of the last compaction boundary line: a "system"
 // line with subtype "compact_boundary", or the "user" line with isCompactSummary that follows
 // it. found is false when the transcript has never been compacted (or does not exist); then the
