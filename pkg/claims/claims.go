@@ -79,6 +79,7 @@ type Claim struct {
 // Store is the claims of one checkout.
 type Store struct {
 	root   string
+	real   string // root resolved through symlinks: Claude Code may name a file by either
 	dir    string // "" without a config directory: nothing is claimed
 	files  safefile.Writer
 	now    func() time.Time
@@ -87,13 +88,12 @@ type Store struct {
 
 // Open returns the claims of p's checkout. It reads nothing until asked.
 func Open(p *project.Project) *Store {
-	s := &Store{root: p.Root, files: p.Files, now: p.Now, dryRun: p.DryRun}
+	s := &Store{root: p.Root, real: p.Root, files: p.Files, now: p.Now, dryRun: p.DryRun}
+	if r, err := filepath.EvalSymlinks(p.Root); err == nil {
+		s.real = r // the same checkout through a link claims the same files
+	}
 	if p.Config != "" && p.Files != nil {
-		real := p.Root
-		if r, err := filepath.EvalSymlinks(p.Root); err == nil {
-			real = r // the same checkout through a link claims the same files
-		}
-		s.dir = filepath.Join(p.Config, "cairn", "claims", project.Slug(real))
+		s.dir = filepath.Join(p.Config, "cairn", "claims", project.Slug(s.real))
 		s.files = p.Files.Under(filepath.Join(p.Config, "cairn"))
 	}
 	return s
@@ -116,20 +116,13 @@ func (s *Store) Rel(path, cwd string) (string, bool) {
 		path = filepath.Join(cwd, path)
 	}
 	path = filepath.Clean(path)
-	for _, root := range []string{s.root, realOf(s.root)} {
+	for _, root := range []string{s.root, s.real} {
 		rel, err := filepath.Rel(root, path)
 		if err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			return filepath.ToSlash(rel), true
 		}
 	}
 	return "", false
-}
-
-func realOf(p string) string {
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		return r
-	}
-	return p
 }
 
 // pathFile names the file of the claims on rel.
