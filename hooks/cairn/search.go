@@ -213,18 +213,27 @@ func daysAgo(now, t time.Time) string {
 	return fmt.Sprintf("%dd ago", days)
 }
 
+// itemJSON is what cairn search --json and cairn show --json say of an item first.
+type itemJSON struct {
+	ID       string `json:"id"`
+	Kind     string `json:"kind"`
+	Title    string `json:"title"`
+	Branch   string `json:"branch,omitempty"`
+	Worktree string `json:"worktree,omitempty"`
+	Time     string `json:"time,omitempty"`
+}
+
+func itemOf(id string, kind search.Kind, title, branch, worktree string, t time.Time) itemJSON {
+	return itemJSON{plain.Line(id, 0), kind.String(), plain.Line(title, 0), plain.Line(branch, 0), plain.Line(worktree, 0), rfc3339(t)}
+}
+
 // searchResultJSON is one result of cairn search --json.
 type searchResultJSON struct {
-	ID       string  `json:"id"`
-	Kind     string  `json:"kind"`
-	Title    string  `json:"title"`
-	Branch   string  `json:"branch,omitempty"`
-	Worktree string  `json:"worktree,omitempty"`
-	Time     string  `json:"time,omitempty"`
-	Age      string  `json:"age"`
-	Snippet  string  `json:"snippet"`
-	Path     string  `json:"path"`
-	Score    float64 `json:"score"`
+	itemJSON
+	Age     string  `json:"age"`
+	Snippet string  `json:"snippet"`
+	Path    string  `json:"path"`
+	Score   float64 `json:"score"`
 }
 
 func printSearchJSON(c *CLI, query string, rs search.Results, now time.Time) error {
@@ -236,9 +245,8 @@ func printSearchJSON(c *CLI, query string, rs search.Results, now time.Time) err
 	}{Query: plain.Line(query, 0), Total: rs.Total, Partial: rs.Partial, Results: []searchResultJSON{}}
 	for _, r := range rs.Items {
 		out.Results = append(out.Results, searchResultJSON{
-			ID: plain.Line(r.ID, 0), Kind: r.Kind.String(), Title: plain.Line(r.Title, 0), Branch: plain.Line(r.Branch, 0),
-			Worktree: plain.Line(r.Worktree, 0), Time: rfc3339(r.Time), Age: resultAge(now, r), Snippet: plain.Line(r.Snippet, 0), Path: plain.Line(r.Path, 0),
-			Score: r.Score,
+			itemJSON: itemOf(r.ID, r.Kind, r.Title, r.Branch, r.Worktree, r.Time),
+			Age:      resultAge(now, r), Snippet: plain.Line(r.Snippet, 0), Path: plain.Line(r.Path, 0), Score: r.Score,
 		})
 	}
 	b, err := json.MarshalIndent(out, "", "  ")
@@ -288,16 +296,10 @@ func showItem(c *CLI, id string, asJSON bool) error {
 	now := c.Now()
 	if asJSON {
 		b, err := json.MarshalIndent(struct {
-			ID       string `json:"id"`
-			Kind     string `json:"kind"`
-			Title    string `json:"title"`
-			Branch   string `json:"branch,omitempty"`
-			Worktree string `json:"worktree,omitempty"`
-			Time     string `json:"time,omitempty"`
-			Path     string `json:"path"`
-			Text     string `json:"text"`
-		}{plain.Line(it.ID, 0), it.Kind.String(), plain.Line(it.Title, 0), plain.Line(it.Branch, 0), plain.Line(it.Worktree, 0), rfc3339(it.Time),
-			plain.Line(it.Path, 0), plain.Terminal(plain.Text(it.Text))}, "", "  ")
+			itemJSON
+			Path string `json:"path"`
+			Text string `json:"text"`
+		}{itemOf(it.ID, it.Kind, it.Title, it.Branch, it.Worktree, it.Time), plain.Line(it.Path, 0), plain.Terminal(plain.Text(it.Text))}, "", "  ")
 		if err != nil {
 			return err
 		}
