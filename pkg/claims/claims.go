@@ -242,6 +242,13 @@ func (s *Store) Record(sid, rel string) (Outcome, error) {
 		return out, err
 	}
 	out.Wrote = true
+	if !added {
+		// A session resumed after its SessionEnd removed its list claims again paths whose files
+		// still hold its line: the list starts anew with them.
+		if _, err := os.Lstat(s.listFile(sid)); errors.Is(err, fs.ErrNotExist) {
+			added = true
+		}
+	}
 	if added {
 		err = s.files.Append(s.listFile(sid), []byte(rel+"\n"), 0o600, safefile.NoSync)
 	}

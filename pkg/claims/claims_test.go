@@ -89,6 +89,15 @@ func TestRecordClaimsAndRefreshes(t *testing.T) {
 	if got := Open(w.Project).Paths("aaaa", 10); !slices.Equal(got, []string{"src/a.go"}) {
 		t.Fatalf("the session's paths: %q (listed once)", got)
 	}
+	// Ended, then resumed: its list starts anew with the path it edits again.
+	if err := Open(w.Project).End("aaaa"); err != nil {
+		t.Fatal(err)
+	}
+	w.now = w.now.Add(refreshAfter)
+	w.record("aaaa", "src/a.go")
+	if got := Open(w.Project).Paths("aaaa", 10); !slices.Equal(got, []string{"src/a.go"}) {
+		t.Fatalf("the resumed session's paths: %q", got)
+	}
 }
 
 // Another live session's claim is reported once, until that session edits the path again; an
