@@ -53,11 +53,7 @@ func (c *CLI) Project() (*project.Project, error) {
 		config, _ := project.ConfigDir(c.Env)
 		c.world = &project.Project{Root: root, Config: config, Env: c.Env, Now: c.Now, Warn: c.Warn}
 		// A linked worktree's shared knowledge lives under the main checkout: a second root.
-		roots := []string{root}
-		if shared := c.world.Shared(); shared != root {
-			roots = append(roots, shared)
-		}
-		c.world.Files = safefile.Disk{Roots: roots, Repaired: func(what string) { c.Warn("repaired: %s", what) }}
+		c.world.Files = safefile.Disk{Roots: c.world.Roots(), Repaired: func(what string) { c.Warn("repaired: %s", what) }}
 	}
 	return c.world, nil
 }

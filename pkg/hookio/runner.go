@@ -150,11 +150,8 @@ func run(ctx context.Context, h Hook, inv *Invocation, stdin io.Reader) (err err
 		inv.Config = cfg
 	}
 	// A linked worktree writes the knowledge its repository's checkouts share under the main
-	// checkout (Project.Shared): a second root, found once here for the whole hook.
-	roots := []string{root}
-	if shared := inv.Shared(); shared != root {
-		roots = append(roots, shared)
-	}
+	// checkout: a second root, found once here for the whole hook.
+	roots := inv.Roots()
 	if inv.DryRun {
 		inv.Files = safefile.DryRun{Out: &inv.plan, Roots: roots}
 	} else {

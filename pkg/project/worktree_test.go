@@ -121,11 +121,11 @@ func TestProjectShared(t *testing.T) {
 	wt1 := filepath.Join(dir, "wt1")
 	conf := t.TempDir()
 	p := &Project{Root: wt1, Config: conf}
-	if p.Shared() != main || p.Worktree() != "wt1" {
+	if p.Shared() != main || p.Worktree() != "wt1" || !slices.Equal(p.Roots(), []string{wt1, main}) {
 		t.Errorf("from the worktree: Shared %q, Worktree %q", p.Shared(), p.Worktree())
 	}
 	m := &Project{Root: main, Config: conf}
-	if m.Shared() != main || m.Worktree() != "" {
+	if m.Shared() != main || m.Worktree() != "" || !slices.Equal(m.Roots(), []string{main}) {
 		t.Errorf("from the main checkout: Shared %q, Worktree %q", m.Shared(), m.Worktree())
 	}
 	o := &Project{Root: t.TempDir(), Config: conf}

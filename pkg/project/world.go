@@ -63,6 +63,15 @@ func (p *Project) Shared() string {
 	return p.Root
 }
 
+// Roots are the trees the project's writer is confined to: Root, and the main checkout when Root is
+// a linked worktree (Shared), where the knowledge it shares is written.
+func (p *Project) Roots() []string {
+	if s := p.Shared(); s != p.Root {
+		return []string{p.Root, s}
+	}
+	return []string{p.Root}
+}
+
 // Worktree is the name of the linked worktree Root is, as shared records name where they came
 // from, or "" in a main checkout and outside git.
 func (p *Project) Worktree() string {
