@@ -13,9 +13,9 @@ import (
 // The rule for a repository's worktrees, as doctor prints it and the README states it
 // (docs/DESIGN.md, Where state lives).
 const (
-	sharedRule  = "project knowledge (checkpoints: saved, automatic and hand-offs, their catalog, the timeline, and what cairn search finds of them) is shared by the repository's worktrees and lives in its main checkout"
-	ownRule     = "working state (the run whiteboard, parked items, the session registry, file claims, session-context.md) stays with each worktree"
-	checkpoints = "checkpoints in %s (kept under the name of the one the main checkout holds, whatever it is called; a new one is named after the main checkout's directory, its real path)"
+	sharedRule     = "project knowledge (checkpoints: saved, automatic and hand-offs, their catalog, the timeline, and what cairn search finds of them) is shared by the repository's worktrees and lives in its main checkout"
+	ownRule        = "working state (the run whiteboard, parked items, the session registry, file claims, session-context.md) stays with each worktree"
+	checkpointRule = "checkpoints in %s (kept under the name of the one the main checkout holds, whatever it is called; a new one is named after the main checkout's directory, its real path)"
 )
 
 // checkWorktrees says which checkout of its repository the project is, and where its shared and
@@ -25,7 +25,7 @@ func (d *doctor) checkWorktrees() {
 	shared := p.Shared()
 	r := p.Repo()
 	where := func() string {
-		return "; " + fmt.Sprintf(checkpoints, checkpoint.Dir(shared)) + ", the timeline in " + filepath.Join(shared, timeline.File)
+		return "; " + fmt.Sprintf(checkpointRule, checkpoint.Dir(shared)) + ", the timeline in " + filepath.Join(shared, timeline.File)
 	}
 	switch {
 	case r.Linked():
