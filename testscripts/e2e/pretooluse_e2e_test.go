@@ -40,6 +40,7 @@ var preToolUseOutputs = []struct {
 // TestE2EPreToolUseOutput runs one Write through a PreToolUse hook — shell form, which every
 // version runs, and no matcher — that prints each output in turn.
 func TestE2EPreToolUseOutput(t *testing.T) {
+	requireClaude(t)
 	for _, o := range preToolUseOutputs {
 		t.Run(o.name, func(t *testing.T) {
 			p := newProject(t)
