@@ -128,17 +128,29 @@ func Text(p *project.Project, cat *catalog.Catalog, runs *runstate.Runs, s Start
 	newest := ""
 	if compacted {
 		if c, ok := cat.Latest(checkpoint.KindAuto, s.SessionID, ""); ok && s.SessionID != "" {
-			newest = c.File // this compaction's own checkpoint
+			newest = c.Path(cat.Root()) // this compaction's own checkpoint
 		} else if path, ok := checkpoint.Newest(cat.Root(), now); ok {
-			newest, _ = filepath.Rel(cat.Root(), path)
-			newest = filepath.ToSlash(newest)
+			newest = path
 		}
+		newest = readable(p.Root, newest)
 	}
 	text := brief.ReadOrder(p.Root, run, compacted, newest, runs.StartedHere(run))
 	if pointer != "" {
 		text += "\n" + pointer // the read order at startup is a short list: both fit the budget
 	}
 	return text, nil
+}
+
+// readable is path as Claude, working in root, can read it: relative to root when it lies inside,
+// with '/'; else absolute (a linked worktree's checkpoints live in the main checkout).
+func readable(root, path string) string {
+	if path == "" {
+		return ""
+	}
+	if rel, err := filepath.Rel(root, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return filepath.ToSlash(rel)
+	}
+	return path
 }
 
 // handoffPointer is the pointer to this branch's newest hand-off of a session other than sid, or
