@@ -206,7 +206,7 @@ func afterCompaction(p *project.Project, s Start, cat *catalog.Catalog) string {
 	fm, body := checkpoint.SplitLoose(data)
 	_, sec := checkpoint.ParseBody(body)
 	h := brief.Compacted{
-		Checkpoint: c.File, Branch: p.Branch(), Files: checkpoint.ReadFrontmatter(fm).Files,
+		Checkpoint: readable(p.Root, c.Path(cat.Root())), Branch: p.Branch(), Files: checkpoint.ReadFrontmatter(fm).Files,
 		Record: checkpoint.ReadRecord(sec.Notes), Tasks: catalog.TaskLines(sec.Remaining),
 	}
 	h.Files = appendNew(h.Files, earlierFiles(p, cat, s.SessionID, c.File)...)
