@@ -16,10 +16,13 @@
 //	                    claims each (which the path's file tells), so that `cairn session list`
 //	                    and a hand-off find a session's edited paths without reading its transcript
 //
-// A path's file is read without the lock and rewritten under it only when something changes: a
-// session's first claim of the path, a touch older than refreshAfter, a warning given. None of
-// it is synced (safefile.NoSync): a claim lost to a power cut costs at most one warning that is
-// not given, never a file of the user's. A killed hook leaves the old file or the new one.
+// A path's file is read without the lock and written only when something changes: the path's
+// first claim creates it whole, without a lock (safefile's Create: no lock file is made for a path
+// claimed once); a session's first claim of a path claimed already, a touch older than
+// refreshAfter and a warning given rewrite it under its lock. None of it is synced
+// (safefile.NoSync): a claim lost to a power cut — or to the hourly sweep removing a file at the
+// moment another session claims the path — costs at most one warning that is not given, never a
+// file of the user's. A killed hook leaves the old file or the new one.
 //
 // Liveness. A claim counts when its session is another one, is registered in this checkout's
 // registry and not ended, and touched the claim within TTL. SessionEnd ends its session's claims
@@ -163,7 +166,7 @@ func (s *Store) Record(sid, rel string) (Outcome, error) {
 	now := s.now().UTC().Truncate(time.Second)
 	file := s.pathFile(rel)
 	data, _, err := safefile.ReadLoose(file, maxFile)
-	damaged := false
+	missing, damaged := errors.Is(err, fs.ErrNotExist), false
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		var tl *safefile.TooLargeError
 		if !errors.Is(err, safefile.ErrNotRegular) && !errors.As(err, &tl) {
@@ -214,6 +217,37 @@ func (s *Store) Record(sid, rel string) (Outcome, error) {
 		}
 	}
 	added := false
+	if missing && len(out.Others) == 0 {
+		// The path's first claim: the file is created whole or not at all (safefile's Create, a
+		// link of a complete temp file), without a lock of its own. Another session's first claim
+		// made at the same moment makes this one fall back to the locked rewrite.
+		if added, err = s.files.Create(file, format(rel, []Claim{{Session: sid, Since: now, Touched: now}}), 0o600, safefile.NoSync); err != nil {
+			return out, err
+		}
+	}
+	if !added {
+		if added, err = s.rewrite(file, rel, sid, now, dead, len(out.Others) > 0); err != nil {
+			return out, err
+		}
+	}
+	out.Wrote = true
+	if !added {
+		// A session resumed after its SessionEnd removed its list claims again paths whose files
+		// still hold its line: the list starts anew with them.
+		if _, err := os.Lstat(s.listFile(sid)); errors.Is(err, fs.ErrNotExist) {
+			added = true
+		}
+	}
+	if added {
+		err = s.files.Append(s.listFile(sid), []byte(rel+"\n"), 0o600, safefile.NoSync)
+	}
+	return out, err
+}
+
+// rewrite records, under the lock of the path's file, that session sid edited rel now (warned:
+// and was told of other claims), dropping the claims of the sessions in dead and those past the
+// TTL; added reports that the session had no claim on the path before.
+func (s *Store) rewrite(file, rel, sid string, now time.Time, dead map[string]bool, warned bool) (added bool, err error) {
 	_, err = s.files.Update(file, 0o600, func(old []byte, _ bool) ([]byte, error) {
 		p, cur := parse(old)
 		if p != rel {
@@ -229,7 +263,7 @@ func (s *Store) Record(sid, rel string) (Outcome, error) {
 			i = len(cur) - 1
 		}
 		cur[i].Touched = now
-		if len(out.Others) > 0 {
+		if warned {
 			cur[i].Warned = now
 		}
 		if len(cur) > maxHolders {
@@ -238,21 +272,7 @@ func (s *Store) Record(sid, rel string) (Outcome, error) {
 		}
 		return format(rel, cur), nil
 	}, safefile.NoSync, safefile.Limit(maxFile))
-	if err != nil {
-		return out, err
-	}
-	out.Wrote = true
-	if !added {
-		// A session resumed after its SessionEnd removed its list claims again paths whose files
-		// still hold its line: the list starts anew with them.
-		if _, err := os.Lstat(s.listFile(sid)); errors.Is(err, fs.ErrNotExist) {
-			added = true
-		}
-	}
-	if added {
-		err = s.files.Append(s.listFile(sid), []byte(rel+"\n"), 0o600, safefile.NoSync)
-	}
-	return out, err
+	return added, err
 }
 
 // parse reads a path's file: the path and the claims on it. Lines it cannot read are skipped.
