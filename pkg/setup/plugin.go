@@ -159,9 +159,10 @@ func pluginReadme(ver, goos, goarch string) []byte {
 	return []byte(fmt.Sprintf(`# cairn %s — Claude Code plugin for %s/%s
 
 cairn keeps a Claude Code session on its feet across context compaction, /clear and session end: a run
-whiteboard, parked open loops, checkpoints and a session registry. Its hooks are Go binaries in bin/,
-started directly by Claude Code (exec form); its state stays in each project (.agents/, .claude/state/,
-memory/), and nothing is kept in the plugin's data directory but caches.
+whiteboard, parked open loops, checkpoints, a session registry, and file claims that tell Claude when
+another live session is editing the same file. Its hooks are Go binaries in bin/, started directly by
+Claude Code (exec form); its state stays in each project (.agents/, .claude/state/, memory/) and in
+~/.claude/cairn/, and nothing is kept in the plugin's data directory but caches.
 
 This directory is a plugin and a marketplace that lists it. Install it with
 
