@@ -102,7 +102,7 @@ case $bin in
 esac
 
 # binaries are the files install.sh puts in $bin, and the only ones --uninstall removes.
-binaries="cairn cairn-mcp sessionstart userpromptsubmit precompact postcompact sessionend"
+binaries="cairn cairn-mcp sessionstart userpromptsubmit precompact postcompact sessionend pretooluse"
 
 # A cloned project can commit symlinks: a .claude, .claude/cairn or bin directory that is a link
 # would send the binaries, and an uninstall's deletions, somewhere else — another project, or

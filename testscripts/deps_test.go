@@ -13,7 +13,7 @@ import (
 	"testing"
 )
 
-var hooks = []string{"precompact", "postcompact", "sessionstart", "sessionend", "userpromptsubmit"}
+var hooks = []string{"precompact", "postcompact", "sessionstart", "sessionend", "userpromptsubmit", "pretooluse"}
 
 // deps lists the packages a binary under hooks/ links.
 func deps(t *testing.T, binary string) []string {
@@ -83,7 +83,9 @@ func TestOnlyTheServerLinksMCP(t *testing.T) {
 
 // Layering reads downward (docs/DESIGN.md, The parts): no library package imports the hooks'
 // runner (pkg/hookio) or anything under hooks/; the file layer (safefile) knows nothing of the
-// project's domain (project); the session store (registry) renders no text for the model (brief);
+// project's domain (project); the session store (registry) and the claim store (claims) render no
+// text for the model (brief), and claims reads no transcript: the flow that warns (collision)
+// does both, above it;
 // the format of one checkpoint file (checkpoint) sits below its catalog (checkpoint/catalog) and
 // its YAML reader (checkpoint/saved) and knows no project, run, task list or timeline. The
 // installation is a library the CLI calls (testSetupLayer).
@@ -97,6 +99,7 @@ func TestLayering(t *testing.T) {
 	forbidden := map[string][]string{
 		mod + "pkg/safefile": {mod + "pkg/project"},
 		mod + "pkg/registry": {mod + "pkg/brief"},
+		mod + "pkg/claims":   {mod + "pkg/brief", mod + "pkg/collision", mod + "pkg/transcript"},
 		mod + "pkg/checkpoint": {mod + "pkg/checkpoint/catalog", mod + "pkg/checkpoint/saved", mod + "pkg/project",
 			mod + "pkg/runstate", mod + "pkg/tasks", mod + "pkg/timeline"},
 		// The tombstones are a file format any reader of the history checks: below search and

@@ -23,14 +23,16 @@ var owners = []struct {
 	{"the checkpoint catalog", func(s string) bool { return strings.Contains(s, "checkpoint-events.json") }, "pkg/checkpoint/catalog"},
 	{"a run's whiteboard", func(s string) bool { return s == "MEMORY.md" || strings.HasSuffix(s, "/MEMORY.md") }, "pkg/runstate"},
 	{"a run's state", func(s string) bool { return s == "state.json" || strings.HasSuffix(s, "/state.json") }, "pkg/runstate"},
-	{"the session context file", func(s string) bool { return strings.Contains(s, "session-context.md") }, "pkg/sessionfile"},
-	{"the session registry", func(s string) bool {
-		return strings.Contains(s, "session.json") || strings.Contains(s, "session.events.jsonl")
-	}, "pkg/registry"},
-	{"the timeline", func(s string) bool { return strings.Contains(s, "timeline.jsonl") }, "pkg/timeline"},
+	{"the session context file", func(s string) bool { return isPath(s, "session-context.md") }, "pkg/sessionfile"},
+	{"the session registry", func(s string) bool { return isPath(s, "session.json") || isPath(s, "session.events.jsonl") }, "pkg/registry"},
+	{"the timeline", func(s string) bool { return isPath(s, "timeline.jsonl") }, "pkg/timeline"},
 	{"the log of pruned checkpoints", func(s string) bool { return strings.HasSuffix(s, "pruned.jsonl") }, "pkg/checkpoint/catalog"},
 	{"cairn forget's tombstones", func(s string) bool { return strings.HasSuffix(s, "forgotten.jsonl") }, "pkg/tombstone"},
 }
+
+// isPath reports whether the literal s is a path to the file named name: the name itself or a path
+// ending in it — not a sentence that mentions it, which a message may.
+func isPath(s, name string) bool { return s == name || strings.HasSuffix(s, "/"+name) }
 
 // exempt are packages that name these files for another reason: Claude Code's own auto-memory
 // index is also called MEMORY.md (pkg/memindex), and the benchmarks and the search test corpus

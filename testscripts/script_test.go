@@ -139,6 +139,46 @@ var commands = map[string]func(ts *testscript.TestScript, neg bool, args []strin
 	"grabvar":    cmdGrabVar,
 	"transcript": cmdTranscript,
 	"manyfiles":  cmdManyFiles,
+
+	// File claims (pkg/claims).
+	"backclaim": cmdBackclaim,
+}
+
+// backclaim REL DURATION moves every claim on the project file REL (relative to the root, with
+// '/') into the past, its start and its last touch, in the claim files under
+// $CLAUDE_CONFIG_DIR/cairn/claims: scripts move data, not the clock.
+func cmdBackclaim(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: backclaim REL DURATION")
+	}
+	d := parseAge(ts, args[1])
+	files, _ := filepath.Glob(filepath.Join(ts.Getenv("CLAUDE_CONFIG_DIR"), "cairn", "claims", "*", "p-*"))
+	moved := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		ts.Check(err)
+		lines := strings.Split(string(data), "\n")
+		if lines[0] != "path "+args[0] {
+			continue
+		}
+		for i, l := range lines[1:] {
+			fields := strings.SplitN(l, " ", 3)
+			if len(fields) != 3 {
+				continue
+			}
+			for j := 0; j < 2; j++ {
+				t, err := time.Parse(time.RFC3339, fields[j])
+				ts.Check(err)
+				fields[j] = t.Add(-d).UTC().Format(time.RFC3339)
+			}
+			lines[i+1] = strings.Join(fields, " ")
+			moved++
+		}
+		ts.Check(os.WriteFile(f, []byte(strings.Join(lines, "\n")), 0o600))
+	}
+	if moved == 0 {
+		ts.Fatalf("backclaim: no claim on %s", args[0])
+	}
 }
 
 // transcript FILE [cwd=DIR] [branch=B] [days=N] STEP ARGS… appends to FILE the lines of one step
@@ -288,7 +328,8 @@ func cmdCtxLen(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // payload FILE EVENT key=value… writes a hook payload: hook_event_name=EVENT and each key as a
-// JSON string, except the literal values null, true, false and numbers, which stay JSON.
+// JSON string, except the literal values null, true, false, numbers and JSON objects (a tool's
+// input), which stay JSON.
 func cmdPayload(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 {
 		ts.Fatalf("usage: payload FILE EVENT key=value…")
@@ -300,7 +341,7 @@ func cmdPayload(ts *testscript.TestScript, neg bool, args []string) {
 		if !ok {
 			ts.Fatalf("payload: %q is not key=value", kv)
 		}
-		if _, err := strconv.ParseFloat(v, 64); err == nil || v == "null" || v == "true" || v == "false" {
+		if _, err := strconv.ParseFloat(v, 64); err == nil || v == "null" || v == "true" || v == "false" || strings.HasPrefix(v, "{") && json.Valid([]byte(v)) {
 			fmt.Fprintf(&b, ", %q: %s", k, v)
 		} else {
 			fmt.Fprintf(&b, ", %q: %q", k, v)

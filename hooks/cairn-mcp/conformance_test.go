@@ -301,6 +301,9 @@ func TestConformance(testingT *testing.T) {
 	if _, isErr := call("list_sessions", map[string]any{}); isErr {
 		t.Errorf("list_sessions failed")
 	}
+	if text, isErr := call("claims", map[string]any{}); isErr || !strings.Contains(text, "No live file claims") {
+		t.Errorf("claims: %v %q", isErr, text)
+	}
 	// A refusal is a tool error the model can read, not a protocol error.
 	if text, isErr := call("show", map[string]any{"id": "no-such-id"}); !isErr || !strings.Contains(text, "cairn:") {
 		t.Errorf("show of an unknown id: %v %q", isErr, text)

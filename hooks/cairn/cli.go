@@ -51,9 +51,9 @@ func (c *CLI) Project() (*project.Project, error) {
 			}
 		}
 		config, _ := project.ConfigDir(c.Env)
-		c.world = &project.Project{Root: root, Config: config, Env: c.Env,
-			Files: safefile.Disk{Roots: []string{root}, Repaired: func(what string) { c.Warn("repaired: %s", what) }},
-			Now:   c.Now, Warn: c.Warn}
+		c.world = &project.Project{Root: root, Config: config, Env: c.Env, Now: c.Now, Warn: c.Warn}
+		// A linked worktree's shared knowledge lives under the main checkout: a second root.
+		c.world.Files = safefile.Disk{Roots: c.world.Roots(), Repaired: func(what string) { c.Warn("repaired: %s", what) }}
 	}
 	return c.world, nil
 }

@@ -126,7 +126,7 @@ func contextSave(ctx context.Context, c *CLI, args []string) error {
 		return err
 	}
 	root, files, now := p.Root, p.Files, p.Now()
-	e := checkpoint.Entry{Title: title, Status: *status, Branch: contextBranch(p), Time: now, Sections: sec}
+	e := checkpoint.Entry{Title: title, Status: *status, Branch: contextBranch(p), Worktree: p.Worktree(), Time: now, Sections: sec}
 	modified, err := modifiedFiles(ctx, root)
 	if err != nil {
 		c.Warn("files_modified left empty: %v", err)
@@ -139,7 +139,7 @@ func contextSave(ctx context.Context, c *CLI, args []string) error {
 			e.Duration, e.HasDuration = now.Sub(started), true
 		}
 	}
-	saved, err := checkpoint.Save(files, root, e)
+	saved, err := checkpoint.Save(files, p.Shared(), e) // the repository's: every worktree of it sees it
 	if err != nil {
 		return err
 	}
@@ -154,7 +154,7 @@ func contextSave(ctx context.Context, c *CLI, args []string) error {
 		dur = checkpoint.FormatDuration(e.Duration)
 	}
 	fmt.Fprintf(c.Stdout, "CONTEXT SAVED\n%s\nTitle:    %s\nBranch:   %s\nFile:     %s\nModified: %s\nDuration: %s\n%s\n\n%s\n",
-		ruleLine, checkpoint.DisplayTitle(title), branchText(e.Branch), saved.Rel, mod, dur, ruleLine, restoreLater)
+		ruleLine, checkpoint.DisplayTitle(title), branchText(e.Branch), relTo(root, saved.Path), mod, dur, ruleLine, restoreLater)
 	return nil
 }
 
@@ -239,14 +239,14 @@ func contextList(ctx context.Context, c *CLI, args []string) error {
 	if err != nil {
 		return err
 	}
-	root := p.Root
+	root, shared := p.Root, p.Shared()
 	branch := contextBranch(p)
 	filter := branch // outside git, "": every checkpoint, as --all
 	if *all {
 		filter = ""
 	}
 	if *asJSON {
-		rows, err := saved.List(root, filter) // files_modified and timestamp: every file is read
+		rows, err := saved.List(shared, filter) // files_modified and timestamp: every file is read
 		if err != nil {
 			c.Warn("%v", err)
 		}
@@ -256,6 +256,7 @@ func contextList(ctx context.Context, c *CLI, args []string) error {
 			Date      string   `json:"date"`
 			Title     string   `json:"title"`
 			Branch    string   `json:"branch"`
+			Worktree  string   `json:"worktree,omitempty"`
 			Status    string   `json:"status"`
 			Kind      string   `json:"kind"`
 			Timestamp string   `json:"timestamp,omitempty"`
@@ -267,18 +268,18 @@ func contextList(ctx context.Context, c *CLI, args []string) error {
 			if files == nil {
 				files = []string{}
 			}
-			out = append(out, row{r.N, relTo(root, r.Path), r.Saved.Format("2006-01-02"), r.Title, r.Branch, r.Status, r.Kind, r.Timestamp, files})
+			out = append(out, row{r.N, relTo(root, r.Path), r.Saved.Format("2006-01-02"), r.Title, r.Branch, r.Worktree, r.Status, r.Kind, r.Timestamp, files})
 		}
 		b, _ := json.MarshalIndent(out, "", "  ")
 		fmt.Fprintf(c.Stdout, "%s\n", b)
 		return nil
 	}
-	rows, err := listIndexed(ctx, c, root, filter)
+	rows, err := listIndexed(ctx, c, shared, filter)
 	if err != nil {
 		c.Warn("%v", err)
 	}
 	if len(rows) == 0 {
-		names, _ := checkpoint.Names(root)
+		names, _ := checkpoint.Names(shared)
 		if len(names) == 0 {
 			fmt.Fprintln(c.Stdout, noContexts)
 			return nil
@@ -316,7 +317,7 @@ func contextList(ctx context.Context, c *CLI, args []string) error {
 		}
 		line := []string{fmt.Sprint(r.N), r.Saved.Format("2006-01-02"), r.Title, r.Kind}
 		if *all {
-			line = append(line, orNone(r.Branch))
+			line = append(line, branchCell(r.Branch, r.Worktree))
 		}
 		cells = append(cells, append(line, status))
 	}
@@ -359,6 +360,15 @@ func tableRow(cells []string, widths []int) string {
 	return b.String()
 }
 
+// branchCell is the list's Branch column: the branch, and the linked worktree a checkpoint was
+// saved in when it was not the main checkout.
+func branchCell(branch, worktree string) string {
+	if worktree == "" {
+		return orNone(branch)
+	}
+	return orNone(branch) + " (worktree " + worktree + ")"
+}
+
 func orNone(s string) string {
 	if s == "" {
 		return "(none)"
@@ -391,18 +401,18 @@ func contextRestore(ctx context.Context, c *CLI, args []string) error {
 	if err != nil {
 		return err
 	}
-	root := p.Root
+	root, shared := p.Root, p.Shared()
 	// The numbers are the list's: both take the names from the index when there is one.
 	var names []string
-	if cps, ok := indexedCheckpoints(ctx, c, root); ok {
+	if cps, ok := indexedCheckpoints(ctx, c); ok {
 		names = make([]string, len(cps))
 		for i, cp := range cps {
 			names[i] = cp.Name
 		}
-	} else if names, err = checkpoint.Names(root); err != nil {
+	} else if names, err = checkpoint.Names(shared); err != nil {
 		return err
 	}
-	sel, err := saved.SelectIn(root, names, which, p.Now())
+	sel, err := saved.SelectIn(shared, names, which, p.Now())
 	if errors.Is(err, saved.ErrNone) {
 		fmt.Fprintln(c.Stdout, noContextsYet)
 		return nil
@@ -427,6 +437,9 @@ func contextRestore(ctx context.Context, c *CLI, args []string) error {
 	fmt.Fprintf(w, "RESUMING CONTEXT\n%s\n", ruleLine)
 	fmt.Fprintf(w, "Title:       %s\n", title)
 	fmt.Fprintf(w, "Branch:      %s\n", orNone(cp.Branch))
+	if cp.Worktree != "" {
+		fmt.Fprintf(w, "Worktree:    %s\n", cp.Worktree)
+	}
 	fmt.Fprintf(w, "Saved:       %s\n", saved)
 	if cp.HasDuration {
 		fmt.Fprintf(w, "Duration:    Last session was %s\n", checkpoint.FormatDuration(cp.Duration))
@@ -455,7 +468,7 @@ func contextRestore(ctx context.Context, c *CLI, args []string) error {
 	if cur := contextBranch(p); cp.Branch != "" && cur != "" && cp.Branch != cur {
 		fmt.Fprintf(w, "\nThis context was saved on branch %s. You are currently on %s. You may want to switch branches before continuing.\n", cp.Branch, cur)
 	}
-	for _, m := range memoryTails(root) {
+	for _, m := range memoryTails(shared) {
 		fmt.Fprintf(w, "\n--- %s ---\n", m.Label)
 		for _, l := range m.Lines {
 			fmt.Fprintln(w, l)
@@ -481,6 +494,7 @@ type listRow struct {
 	N                   int // over all branches, newest first, as restore numbers them
 	Saved               time.Time
 	Title, Kind, Branch string
+	Worktree            string
 	Status              string
 }
 
@@ -497,11 +511,11 @@ func listIndexed(ctx context.Context, c *CLI, root, branch string) ([]listRow, e
 		ls, err := saved.List(root, branch)
 		rows := make([]listRow, 0, len(ls))
 		for _, r := range ls {
-			rows = append(rows, listRow{r.N, r.Saved, r.Title, r.Kind, r.Branch, r.Status})
+			rows = append(rows, listRow{r.N, r.Saved, r.Title, r.Kind, r.Branch, r.Worktree, r.Status})
 		}
 		return rows, err
 	}
-	cps, ok := indexedCheckpoints(ctx, c, root)
+	cps, ok := indexedCheckpoints(ctx, c)
 	if !ok {
 		return fromFiles()
 	}
@@ -512,7 +526,7 @@ func listIndexed(ctx context.Context, c *CLI, root, branch string) ([]listRow, e
 		// checkpoint from it.
 		r := listRow{N: i + 1, Title: strings.TrimSuffix(cp.Name[len("20060102-150405-"):], ".md")}
 		if cp.Read {
-			r.Saved, r.Kind, r.Branch, r.Status = cp.Time, cp.Kind.String(), cp.Branch, cp.Status
+			r.Saved, r.Kind, r.Branch, r.Worktree, r.Status = cp.Time, cp.Kind.String(), cp.Branch, cp.Worktree, cp.Status
 		} else {
 			loaded, err := saved.Load(root, filepath.Join(checkpoint.Dir(root), cp.Name))
 			if errors.Is(err, safefile.ErrNotRegular) {
@@ -524,7 +538,7 @@ func listIndexed(ctx context.Context, c *CLI, root, branch string) ([]listRow, e
 				}
 				continue
 			}
-			r.Saved, r.Kind, r.Branch, r.Status = loaded.Saved, loaded.Kind, loaded.Branch, loaded.Status
+			r.Saved, r.Kind, r.Branch, r.Worktree, r.Status = loaded.Saved, loaded.Kind, loaded.Branch, loaded.Worktree, loaded.Status
 		}
 		if branch == "" || r.Branch == branch {
 			out = append(out, r)
@@ -537,7 +551,7 @@ func listIndexed(ctx context.Context, c *CLI, root, branch string) ([]listRow, e
 // index knows of each: the same names checkpoint.Names reads from the directory, without a
 // directory listing when nothing changed (a listing of thousands of entries costs milliseconds).
 // ok is false when there is no index to ask; a warning says why.
-func indexedCheckpoints(ctx context.Context, c *CLI, root string) (cps []search.Checkpoint, ok bool) {
+func indexedCheckpoints(ctx context.Context, c *CLI) (cps []search.Checkpoint, ok bool) {
 	cfg, err := searchConfig(c)
 	if err != nil {
 		return nil, false

@@ -14,7 +14,7 @@ import (
 // hooks/cairn-mcp: the CLI does not link the MCP SDK, which would double its start-up time).
 
 func init() {
-	topLevel["mcp"] = command{"", "serve cairn's tools (search, show, list_checkpoints, save_checkpoint, park, list_parked, archive, list_sessions, forget, broadcast) to Claude Code over stdio, with the Model Context Protocol; Claude Code starts it through .mcp.json or the plugin",
+	topLevel["mcp"] = command{"", "serve cairn's tools (search, show, list_checkpoints, save_checkpoint, park, list_parked, archive, list_sessions, claims, forget, broadcast) to Claude Code over stdio, with the Model Context Protocol; Claude Code starts it through .mcp.json or the plugin",
 		func(ctx context.Context, c *CLI, args []string) error {
 			return usagef("cairn mcp runs on its own, not inside another command") // Main starts it
 		}}

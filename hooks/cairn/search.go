@@ -46,7 +46,7 @@ func searchConfig(c *CLI) (search.Config, error) {
 		return search.Config{}, err
 	}
 	// Without a config directory, legacy parked items are left out.
-	return search.Config{Root: p.Root, ConfigDir: p.Config, CacheDir: searchCacheDir(c.Env), Now: p.Now}, nil
+	return search.Config{Root: p.Root, Shared: p.Shared(), ConfigDir: p.Config, CacheDir: searchCacheDir(c.Env), Now: p.Now}, nil
 }
 
 // historyConfig is searchConfig with the history: the transcripts of every root of the project's
@@ -183,6 +183,9 @@ func cmdSearch(ctx context.Context, c *CLI, args []string) error {
 		if r.Branch != "" {
 			head = append(head, plain.Line(r.Branch, 60))
 		}
+		if r.Worktree != "" {
+			head = append(head, "worktree "+plain.Line(r.Worktree, 60))
+		}
 		if where := sessionDir(cfg.Root, r); where != "" {
 			head = append(head, "in "+plain.Line(where, 80))
 		}
@@ -268,13 +271,23 @@ func daysAgo(now, t time.Time) string {
 	return fmt.Sprintf("%dd ago", days)
 }
 
+// itemJSON is what cairn search --json and cairn show --json say of an item first.
+type itemJSON struct {
+	ID       string `json:"id"`
+	Kind     string `json:"kind"`
+	Title    string `json:"title"`
+	Branch   string `json:"branch,omitempty"`
+	Worktree string `json:"worktree,omitempty"`
+	Time     string `json:"time,omitempty"`
+}
+
+func itemOf(id string, kind search.Kind, title, branch, worktree string, t time.Time) itemJSON {
+	return itemJSON{plain.Line(id, 0), kind.String(), plain.Line(title, 0), plain.Line(branch, 0), plain.Line(worktree, 0), rfc3339(t)}
+}
+
 // searchResultJSON is one result of cairn search --json.
 type searchResultJSON struct {
-	ID      string  `json:"id"`
-	Kind    string  `json:"kind"`
-	Title   string  `json:"title"`
-	Branch  string  `json:"branch,omitempty"`
-	Time    string  `json:"time,omitempty"`
+	itemJSON
 	Age     string  `json:"age"`
 	Snippet string  `json:"snippet"`
 	Path    string  `json:"path"`
@@ -292,8 +305,8 @@ func printSearchJSON(c *CLI, root, query string, rs search.Results, now time.Tim
 	}{Query: plain.Line(query, 0), Total: rs.Total, Partial: rs.Partial, Pending: rs.History.Pending, Results: []searchResultJSON{}}
 	for _, r := range rs.Items {
 		out.Results = append(out.Results, searchResultJSON{
-			ID: plain.Line(r.ID, 0), Kind: r.Kind.String(), Title: plain.Line(r.Title, 0), Branch: plain.Line(r.Branch, 0),
-			Time: rfc3339(r.Time), Age: resultAge(now, r), Snippet: plain.Line(r.Snippet, 0), Path: plain.Line(r.Path, 0),
+			itemJSON: itemOf(r.ID, r.Kind, r.Title, r.Branch, r.Worktree, r.Time),
+			Age:      resultAge(now, r), Snippet: plain.Line(r.Snippet, 0), Path: plain.Line(r.Path, 0),
 			Dir: plain.Line(sessionDir(root, r), 0), Score: r.Score,
 		})
 	}
@@ -344,15 +357,10 @@ func showItem(c *CLI, id string, asJSON bool) error {
 	now := c.Now()
 	if asJSON {
 		b, err := json.MarshalIndent(struct {
-			ID     string `json:"id"`
-			Kind   string `json:"kind"`
-			Title  string `json:"title"`
-			Branch string `json:"branch,omitempty"`
-			Time   string `json:"time,omitempty"`
-			Path   string `json:"path"`
-			Text   string `json:"text"`
-		}{plain.Line(it.ID, 0), it.Kind.String(), plain.Line(it.Title, 0), plain.Line(it.Branch, 0), rfc3339(it.Time),
-			plain.Line(it.Path, 0), plain.Terminal(plain.Text(it.Text))}, "", "  ")
+			itemJSON
+			Path string `json:"path"`
+			Text string `json:"text"`
+		}{itemOf(it.ID, it.Kind, it.Title, it.Branch, it.Worktree, it.Time), plain.Line(it.Path, 0), plain.Terminal(plain.Text(it.Text))}, "", "  ")
 		if err != nil {
 			return err
 		}
@@ -364,6 +372,9 @@ func showItem(c *CLI, id string, asJSON bool) error {
 	fmt.Fprintf(w, "Title:   %s\n", plain.Line(it.Title, 0))
 	if it.Branch != "" {
 		fmt.Fprintf(w, "Branch:  %s\n", plain.Line(it.Branch, 0))
+	}
+	if it.Worktree != "" {
+		fmt.Fprintf(w, "Worktree: %s\n", plain.Line(it.Worktree, 0))
 	}
 	switch {
 	case it.Time.IsZero():

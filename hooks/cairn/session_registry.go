@@ -12,13 +12,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairn-hooks/cairn/pkg/brief"
+	"github.com/cairn-hooks/cairn/pkg/claims"
 	"github.com/cairn-hooks/cairn/pkg/plain"
 	"github.com/cairn-hooks/cairn/pkg/registry"
 )
 
 func init() {
 	register("session", "list", command{"[--json]",
-		"list this project's sessions that have not ended: active, or idle after 10 minutes without a prompt", sessionListCmd})
+		"list this project's sessions that have not ended: active, or idle after 10 minutes without a prompt; then the files each is editing (its live claims: cairn claims)", sessionListCmd})
 	register("session", "inbox", command{"[--json]",
 		"show what other sessions broadcast that this session has not seen yet, and mark it seen", sessionInboxCmd})
 	register("session", "broadcast", command{"<message>",
@@ -60,6 +61,15 @@ func sessionListCmd(ctx context.Context, c *CLI, args []string) error {
 	}
 	now := c.Now()
 	slices.SortStableFunc(sessions, func(a, b registry.Session) int { return b.LastActivity.Compare(a.LastActivity) })
+	p, err := c.Project()
+	if err != nil {
+		return err
+	}
+	live, _, err := claims.Open(p, reg).Live()
+	if err != nil {
+		c.Warn("claims: %v", err)
+	}
+	held := claimsBySession(live, maxListedClaims)
 	if *asJSON {
 		type row struct {
 			ID           string    `json:"id"`
@@ -69,10 +79,11 @@ func sessionListCmd(ctx context.Context, c *CLI, args []string) error {
 			Branch       string    `json:"branch,omitempty"`
 			EndedBy      string    `json:"ended_by,omitempty"`
 			Current      bool      `json:"current,omitempty"`
+			Claims       []string  `json:"claims,omitempty"`
 		}
 		out := []row{}
 		for _, s := range sessions {
-			out = append(out, row{s.ID, s.Display(now), s.Started, s.LastActivity, s.Branch, s.EndedBy, s.ID == sid})
+			out = append(out, row{s.ID, s.Display(now), s.Started, s.LastActivity, s.Branch, s.EndedBy, s.ID == sid, held[s.ID]})
 		}
 		b, _ := json.MarshalIndent(out, "", "  ")
 		fmt.Fprintf(c.Stdout, "%s\n", b)
@@ -93,8 +104,24 @@ func sessionListCmd(ctx context.Context, c *CLI, args []string) error {
 	if sid != "" {
 		fmt.Fprintf(c.Stdout, "\nThis session: %s\n", registry.ShortID(sid))
 	}
+	// The table is the original /session list's; the files each session is editing follow it.
+	var lines []string
+	for _, s := range sessions {
+		if paths := held[s.ID]; s.Status != registry.StatusEnded && len(paths) > 0 {
+			for i := range paths {
+				paths[i] = plain.Line(paths[i], 120)
+			}
+			lines = append(lines, fmt.Sprintf("- %s: %s", registry.ShortID(s.ID), strings.Join(paths, ", ")))
+		}
+	}
+	if len(lines) > 0 {
+		fmt.Fprintf(c.Stdout, "\nEditing (file claims, cairn claims):\n%s\n", strings.Join(lines, "\n"))
+	}
 	return nil
 }
+
+// maxListedClaims is how many of a session's claimed files session list names.
+const maxListedClaims = 5
 
 // minutesAgo is the session list's time, as the original /session list shows it: "just now",
 // "2 min ago", "3 h ago", "2 d ago".

@@ -3,7 +3,8 @@
 // 1.5 s for all SessionEnd hooks together, after which it is killed. In this order, so that a
 // kill costs the least:
 //
-//  1. it marks the session ended in the registry and logs the end in memory/timeline.jsonl;
+//  1. it marks the session ended in the registry, ends its file claims (package claims) and logs
+//     the end in memory/timeline.jsonl;
 //  2. it deletes the parked items that are 30 days old or more — bullets by their Raised date,
 //     legacy session-open-*.md files by their modification time — recording each one whole in
 //     the audit log as "expired" first (SessionStart runs the same clean-up when a SessionEnd
@@ -54,6 +55,9 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 	if in.SessionID != "" {
 		if err := st.Registry.End(in.SessionID, now); err != nil {
 			errs = append(errs, fmt.Errorf("session registry: %w", err))
+		}
+		if err := st.Claims.End(in.SessionID); err != nil {
+			errs = append(errs, fmt.Errorf("claims: %w", err))
 		}
 	}
 	if err := st.Timeline.Append(timeline.Event{

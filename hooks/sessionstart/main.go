@@ -2,7 +2,8 @@
 // resumes, is cleared, forked, or continues after a compaction. It always does the housekeeping
 // a killed SessionEnd may have missed — register the session (marking orphans ended), expire
 // parked items aged 30 days, log the start in memory/timeline.jsonl, sweep the temp files of
-// writers killed mid-write (except after a compaction, mid-session) — and then prints what
+// writers killed mid-write and the file claims past their TTL (hourly, except after a
+// compaction, mid-session) — and then prints what
 // package handback decides to give back: a compaction's hand-back, a pointer to the last
 // hand-off, an active run's read order and whiteboard (recording first a compaction whose
 // PreCompact did not run).
@@ -60,7 +61,10 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 		// A compaction is mid-session: this session's own start swept already. And a temp file
 		// is removed only once an hour old: one sweep an hour per project finds every one.
 		r, err := st.Runs.Active()
-		sweepTemps(inv.Root, r, err == nil, now)
+		sweepTemps(inv.Project, r, err == nil, now)
+		if err := st.Claims.Sweep(); err != nil {
+			inv.Warn("claims: %v", err)
+		}
 	}
 	text, err := handback.Text(inv.Project, st, handback.Start{
 		SessionID: in.SessionID, Source: in.Source, Transcript: transcript.Named(in.TranscriptPath),
@@ -80,13 +84,22 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 	return hookio.WriteContext(&inv.Out, "SessionStart", text)
 }
 
-// sweepTemps removes what writers killed mid-write left in the directories cairn writes.
-func sweepTemps(root string, r runstate.Run, active bool, now time.Time) {
-	dirs := []string{project.StateDir(root), checkpoint.Dir(root), filepath.Join(root, "memory"), filepath.Join(root, ".notes", "logs"), filepath.Join(root, runstate.RunsDir)}
+// sweepTemps removes what writers killed mid-write left in the directories cairn writes: the
+// project's, and the shared knowledge's under the main checkout when p is a linked worktree.
+func sweepTemps(p *project.Project, r runstate.Run, active bool, now time.Time) {
+	root, shared := p.Root, p.Shared()
+	dirs := []string{project.StateDir(root), filepath.Join(root, ".notes", "logs"), filepath.Join(root, runstate.RunsDir)}
 	if active {
 		dirs = append(dirs, r.Dir)
 	}
 	for _, d := range dirs {
 		safefile.SweepTemps(root, d, now)
+	}
+	dirs = []string{checkpoint.Dir(shared), filepath.Join(shared, "memory")}
+	if shared != root {
+		dirs = append(dirs, project.StateDir(shared)) // the catalog's
+	}
+	for _, d := range dirs {
+		safefile.SweepTemps(shared, d, now)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -77,11 +78,16 @@ const timestampLayout = "2006-01-02T15:04:05-07:00"
 // NameLayout is the filename prefix: the original workflow's `date +%Y%m%d-%H%M%S`, local time.
 const NameLayout = "20060102-150405"
 
-// Dir returns the checkpoint directory of the project at root: memory/projects/<name>/checkpoints,
-// where name is the base name of the checkout's real path, so that the same checkout reached
-// through a symlink (or a renamed link to it) sees the same history. Checkpoints saved before,
-// under the base name of the path as given, keep working where they are: when that directory
-// exists it is the one.
+// Dir returns the checkpoint directory of the project whose knowledge lives under root (a
+// repository's main checkout: a linked worktree's checkpoints live there too):
+// memory/projects/<name>/checkpoints. The directory is the repository's, not a directory name's:
+// name is that of the memory/projects/<name>/checkpoints directory root holds already, whatever
+// it is called, so that a renamed clone keeps its history; of several, the one named after the
+// root's directory (the base name of the path as given, then of its real path). When root holds
+// none — or several, none of them named after it — a new one is named after the root's real
+// path, so that the checkout reached through a symlink (or a renamed link to it) sees the same
+// history. Checkpoints saved before, under the base name of the path as given, keep working where
+// they are: that directory exists, and is named after the directory.
 func Dir(root string) string {
 	return filepath.Join(root, "memory", "projects", projectName(root), "checkpoints")
 }
@@ -90,18 +96,44 @@ func Dir(root string) string {
 // process runs.
 var projectNames sync.Map
 
+// maxProjectNames bounds the names of memory/projects read to find the checkpoint directory.
+const maxProjectNames = 1024
+
 func projectName(root string) string {
 	if v, ok := projectNames.Load(root); ok {
 		return v.(string)
 	}
-	name := filepath.Base(root)
-	if real, err := filepath.EvalSymlinks(root); err == nil && filepath.Base(real) != name {
-		if _, err := safefile.Stat(root, filepath.Join(root, "memory", "projects", name)); err != nil {
-			name = filepath.Base(real)
-		}
+	given, real := filepath.Base(root), filepath.Base(root)
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		real = filepath.Base(r)
+	}
+	held := heldNames(root)
+	name := real
+	switch {
+	case slices.Contains(held, given):
+		name = given
+	case slices.Contains(held, real):
+	case len(held) == 1:
+		name = held[0]
 	}
 	projectNames.Store(root, name)
 	return name
+}
+
+// heldNames returns the names under root's memory/projects that hold a checkpoints directory.
+func heldNames(root string) []string {
+	dir := filepath.Join(root, "memory", "projects")
+	names, _, err := safefile.ReadDir(root, dir, maxProjectNames)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, n := range names {
+		if fi, err := safefile.Stat(root, filepath.Join(dir, n, "checkpoints")); err == nil && fi.IsDir() {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // SanitizeTitle turns a title into the part of a checkpoint filename after the timestamp, as the
@@ -172,6 +204,7 @@ type Entry struct {
 	Status      string        // "" means in-progress
 	Kind        string        // KindSaved, KindAuto or KindHandoff; "" means saved
 	Branch      string        // the branch the work is on
+	Worktree    string        // the linked worktree it was written in; "" in the main checkout
 	Time        time.Time     // names the file (local time) and fills timestamp
 	Duration    time.Duration // session duration, written when HasDuration
 	HasDuration bool
@@ -197,6 +230,9 @@ func Render(e Entry) []byte {
 	fmt.Fprintf(&b, "status: %s\n", yamlScalar(status))
 	fmt.Fprintf(&b, "kind: %s\n", kindOf(e.Kind, status))
 	fmt.Fprintf(&b, "branch: %s\n", yamlScalar(redact.Redact(e.Branch)))
+	if e.Worktree != "" {
+		fmt.Fprintf(&b, "worktree: %s\n", yamlScalar(plain.Line(redact.Redact(e.Worktree), 200)))
+	}
 	fmt.Fprintf(&b, "timestamp: %s\n", e.Time.Format(timestampLayout))
 	if e.HasDuration {
 		fmt.Fprintf(&b, "session_duration_s: %d\n", int64(max(e.Duration, 0)/time.Second))

@@ -160,6 +160,19 @@ Moving auth.
 	if strings.Contains(got, "session_duration_s") || !strings.Contains(got, "files_modified: []\n") || !strings.Contains(got, "status: completed\n") {
 		t.Fatalf("%s", got)
 	}
+	if strings.Contains(got, "worktree:") {
+		t.Fatalf("a checkpoint of the main checkout names a worktree:\n%s", got)
+	}
+	// Written in a linked worktree, it says which, after its branch; the field reads back.
+	e.Worktree = "wt-auth"
+	got = string(Render(e))
+	if !strings.Contains(got, "branch: feat/auth\nworktree: wt-auth\ntimestamp:") {
+		t.Fatalf("%s", got)
+	}
+	fm, _ := SplitLoose([]byte(got))
+	if w := ReadFrontmatter(fm).Worktree; w != "wt-auth" {
+		t.Fatalf("worktree read back as %q", w)
+	}
 }
 
 func TestSaveCollisionsNeverOverwrite(t *testing.T) {
@@ -258,5 +271,31 @@ func TestDirThroughASymlink(t *testing.T) {
 	os.Symlink(old, oldLink)
 	if got := Dir(oldLink); got != filepath.Join(oldLink, "memory", "projects", "old-alias", "checkpoints") {
 		t.Fatalf("existing checkpoints moved: %s", got)
+	}
+}
+
+// The checkpoint directory is the repository's, not a directory name's: a renamed clone keeps the
+// one it holds, whatever its name; of several, the one named after the directory wins; several
+// others (teammates' clones committed theirs) leave this clone a new one of its own.
+func TestDirKeyedByTheRepository(t *testing.T) {
+	base := t.TempDir()
+	mk := func(root string, names ...string) {
+		for _, n := range names {
+			os.MkdirAll(filepath.Join(root, "memory", "projects", n, "checkpoints"), 0o755)
+		}
+	}
+	renamed := filepath.Join(base, "renamed")
+	mk(renamed, "original")
+	os.MkdirAll(filepath.Join(renamed, "memory", "projects", "notes-only"), 0o755) // no checkpoints: not a candidate
+	several := filepath.Join(base, "several")
+	mk(several, "alice", "several", "zed")
+	foreign := filepath.Join(base, "foreign")
+	mk(foreign, "alice", "bob")
+	fresh := filepath.Join(base, "fresh")
+	os.Mkdir(fresh, 0o755)
+	for root, want := range map[string]string{renamed: "original", several: "several", foreign: "foreign", fresh: "fresh"} {
+		if got := Dir(root); got != filepath.Join(root, "memory", "projects", want, "checkpoints") {
+			t.Errorf("Dir(%s) = %s, want the directory %q", filepath.Base(root), got, want)
+		}
 	}
 }

@@ -21,6 +21,7 @@ type Frontmatter struct {
 	Status      string
 	Kind        string // KindSaved, KindAuto or KindHandoff (see kindOf)
 	Branch      string
+	Worktree    string    // the linked worktree it was written in; "" in the main checkout
 	Timestamp   string    // as written
 	Time        time.Time // Timestamp parsed, when it parses
 	Duration    time.Duration
@@ -37,6 +38,7 @@ func ReadFrontmatter(fm map[string]any) Frontmatter {
 	c.Status = plain.Line(scalar(fm["status"]), 0)
 	c.Kind = kindOf(plain.Line(scalar(fm["kind"]), 0), c.Status)
 	c.Branch = plain.Line(scalar(fm["branch"]), 0)
+	c.Worktree = plain.Line(scalar(fm["worktree"]), 0)
 	c.Event = plain.Line(scalar(fm["event"]), 0)
 	c.Session = plain.Line(scalar(fm["session"]), 0)
 	switch t := fm["timestamp"].(type) {

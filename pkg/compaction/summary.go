@@ -55,7 +55,7 @@ func Summarize(p *project.Project, st *stores.Stores, in Input, summary string) 
 	if !ok {
 		return fmt.Errorf("no automatic checkpoint of session %s to keep Claude Code's summary in", in.SessionID)
 	}
-	if _, err := catalog.AttachSummary(p.Files, p.Root, c, text); err != nil {
+	if _, err := catalog.AttachSummary(p.Files, p.Shared(), c, text); err != nil {
 		return fmt.Errorf("keeping Claude Code's summary: %w", err)
 	}
 	return nil

@@ -130,11 +130,11 @@ func Text(p *project.Project, st *stores.Stores, s Start) (string, error) {
 	newest := ""
 	if compacted {
 		if c, ok := cat.Latest(checkpoint.KindAuto, s.SessionID, ""); ok && s.SessionID != "" {
-			newest = c.File // this compaction's own checkpoint
-		} else if path, ok := checkpoint.Newest(p.Root, now); ok {
-			newest, _ = filepath.Rel(p.Root, path)
-			newest = filepath.ToSlash(newest)
+			newest = c.Path(cat.Root()) // this compaction's own checkpoint
+		} else if path, ok := checkpoint.Newest(cat.Root(), now); ok {
+			newest = path
 		}
+		newest = readable(p.Root, newest)
 	}
 	var board []byte
 	if compacted {
@@ -147,12 +147,25 @@ func Text(p *project.Project, st *stores.Stores, s Start) (string, error) {
 	return text, nil
 }
 
+// readable is path as Claude, working in root, can read it: relative to root when it lies inside,
+// with '/'; else absolute (a linked worktree's checkpoints live in the main checkout).
+func readable(root, path string) string {
+	if path == "" {
+		return ""
+	}
+	if rel, err := filepath.Rel(root, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return filepath.ToSlash(rel)
+	}
+	return path
+}
+
 // handoffPointer is the pointer to this branch's newest hand-off of a session other than sid, or
 // "" when there is none under pointerAge. The catalog only says where to look: what the pointer
 // says comes from the hand-off file itself, and only a hand-off of a session Claude Code ran on
 // this machine (p.SessionRanHere) is pointed to — a clone can commit a catalog and checkpoints,
 // but not the user's transcripts. Nothing dated in the future is the newest.
 func handoffPointer(p *project.Project, cat []catalog.Entry, sid, branch string, now time.Time) string {
+	shared := p.Shared() // where the catalog and its checkpoints live
 	read := 0
 	for i := len(cat) - 1; i >= 0 && read < maxPointerReads; i-- {
 		c := cat[i]
@@ -163,7 +176,7 @@ func handoffPointer(p *project.Project, cat []catalog.Entry, sid, branch string,
 			break // the catalog is in time order: it bounds the search, the file's date decides
 		}
 		read++
-		h, ok := catalog.ReadHandoff(p.Root, c.Path(p.Root))
+		h, ok := catalog.ReadHandoff(shared, c.Path(shared))
 		if !ok || h.Branch != branch || h.Session == sid && sid != "" {
 			continue
 		}
@@ -210,7 +223,7 @@ func afterCompaction(p *project.Project, st *stores.Stores, s Start) string {
 	if !ok || s.SessionID == "" {
 		return ""
 	}
-	data, err := safefile.ReadHead(p.Root, c.Path(p.Root), checkpoint.MaxRead)
+	data, err := safefile.ReadHead(cat.Root(), c.Path(cat.Root()), checkpoint.MaxRead)
 	if err != nil {
 		p.Warn("%s: %v", c.File, err)
 		return ""
@@ -218,7 +231,7 @@ func afterCompaction(p *project.Project, st *stores.Stores, s Start) string {
 	fm, body := checkpoint.SplitLoose(data)
 	_, sec := checkpoint.ParseBody(body)
 	h := brief.Compacted{
-		Checkpoint: c.File, Branch: p.Branch(), Files: checkpoint.ReadFrontmatter(fm).Files,
+		Checkpoint: readable(p.Root, c.Path(cat.Root())), Branch: p.Branch(), Files: checkpoint.ReadFrontmatter(fm).Files,
 		Record: checkpoint.ReadRecord(sec.Notes), Tasks: catalog.TaskLines(sec.Remaining),
 	}
 	h.Files = appendNew(h.Files, earlierFiles(p, cat, s.SessionID, c.File)...)
@@ -243,7 +256,7 @@ func earlierFiles(p *project.Project, cat *catalog.Catalog, sid, newest string) 
 			continue
 		}
 		read++
-		data, err := safefile.ReadHead(p.Root, e.Path(p.Root), checkpoint.MaxRead)
+		data, err := safefile.ReadHead(cat.Root(), e.Path(cat.Root()), checkpoint.MaxRead)
 		if err != nil {
 			continue
 		}

@@ -344,3 +344,18 @@ func TestShortName(t *testing.T) {
 		t.Errorf("two in one second: %q", got)
 	}
 }
+
+// The newest checkpoint is named as Claude can read it from the project: relative inside the
+// root, absolute when it lives in the main checkout of a linked worktree.
+func TestReadable(t *testing.T) {
+	for _, c := range []struct{ root, path, want string }{
+		{"/r/main", "/r/main/memory/projects/main/checkpoints/x.md", "memory/projects/main/checkpoints/x.md"},
+		{"/r/wt", "/r/main/memory/projects/main/checkpoints/x.md", "/r/main/memory/projects/main/checkpoints/x.md"},
+		{"/r/main/.worktrees/wt", "/r/main/memory/x.md", "/r/main/memory/x.md"},
+		{"/r/main", "", ""},
+	} {
+		if got := readable(c.root, c.path); got != c.want {
+			t.Errorf("readable(%s, %s) = %q, want %q", c.root, c.path, got, c.want)
+		}
+	}
+}

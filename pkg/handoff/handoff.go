@@ -98,7 +98,7 @@ func Write(p *project.Project, st *stores.Stores, in Input) (saved checkpoint.Sa
 	// the session's first request. This one replaces it, so it carries them on.
 	var before catalog.HandoffFile
 	if prev != nil {
-		before, _ = catalog.ReadHandoff(p.Root, prev.Path(p.Root))
+		before, _ = catalog.ReadHandoff(cat.Root(), prev.Path(cat.Root()))
 	}
 	var tr transcript.Handoff
 	if in.Transcript != nil {
@@ -139,7 +139,7 @@ func Write(p *project.Project, st *stores.Stores, in Input) (saved checkpoint.Sa
 		if i == maxAutos {
 			break
 		}
-		sum, fs, rec := readAuto(p.Root, a)
+		sum, fs, rec := readAuto(cat.Root(), a)
 		if i == 0 {
 			hi.Summary, hi.SummaryOf = sum, a.File
 		}

@@ -170,3 +170,57 @@ func TestRepairNotes(t *testing.T) {
 	}
 	(&Invocation{Project: &project.Project{Root: root, Config: conf, Now: inv.Now}, stderr: io.Discard}).repaired("before the world was built")
 }
+
+func TestPreToolUse(t *testing.T) {
+	in := ParsePreToolUse([]byte(`{"session_id":"s","hook_event_name":"PreToolUse","cwd":"/p","tool_name":"Edit","tool_input":{"file_path":"/p/a.go","old_string":"x"},"tool_use_id":"t1"}`))
+	if in.ToolName != "Edit" || in.FilePath != "/p/a.go" || in.SessionID != "s" {
+		t.Fatalf("%+v", in)
+	}
+	if nb := ParsePreToolUse([]byte(`{"tool_name":"NotebookEdit","tool_input":{"notebook_path":"/p/n.ipynb","file_path":"no"}}`)); nb.FilePath != "/p/n.ipynb" {
+		t.Fatalf("%+v", nb)
+	}
+	for _, raw := range []string{`{"tool_name":"Bash","tool_input":{"file_path":"/p/a.go"}}`, `{"tool_name":"Write","tool_input":{"file_path":7}}`, `{"tool_name":"Write","tool_input":"x"}`, `{"tool_name":["Write"]}`} {
+		if in := ParsePreToolUse([]byte(raw)); in.FilePath != "" {
+			t.Errorf("%s: %+v", raw, in)
+		}
+	}
+	for tool, want := range map[string]bool{"Edit": true, "Write": true, "MultiEdit": true, "NotebookEdit": true, "Bash": false, "Read": false, "edit": false, "": false} {
+		if EditsFile(tool) != want {
+			t.Errorf("EditsFile(%q) != %v", tool, want)
+		}
+	}
+
+	var b bytes.Buffer
+	WriteContext(&b, "PreToolUse", "warned <x>")
+	if want := `{"hookSpecificOutput":{"hookEventName":"PreToolUse","additionalContext":"warned \u003cx\u003e"}}` + "\n"; b.String() != want {
+		t.Fatalf("%s", b.String())
+	}
+	b.Reset()
+	WriteAsk(&b, "held")
+	if want := `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"held","additionalContext":"held"}}` + "\n"; b.String() != want {
+		t.Fatalf("%s", b.String())
+	}
+	b.Reset()
+	WriteAsk(&b, "")
+	if b.Len() != 0 {
+		t.Fatalf("asked with nothing to say: %s", b.String())
+	}
+}
+
+// A hook whose Wants says no runs nothing: not even the project is looked for (the cwd here does
+// not exist, which would be an error), and it prints nothing.
+func TestWantsGatesTheHook(t *testing.T) {
+	ran := false
+	h := Hook{Name: "h", Event: "PreToolUse", Run: func(context.Context, *Invocation) error { ran = true; return nil },
+		Wants: func(_ project.Env, raw []byte) bool { return EditsFile(ToolName(raw)) }}
+	var out, errb bytes.Buffer
+	payload := `{"session_id":"s","hook_event_name":"PreToolUse","cwd":"/nonexistent/dir","tool_name":"Bash"}`
+	if code := Main(context.Background(), h, nil, strings.NewReader(payload), &out, &errb, project.Env{}, time.Now); code != 0 || ran || out.Len() != 0 || errb.Len() != 0 {
+		t.Fatalf("code %d ran %v stdout %q stderr %q", code, ran, out.String(), errb.String())
+	}
+	payload = strings.Replace(payload, `"Bash"`, `"Edit"`, 1)
+	Main(context.Background(), h, nil, strings.NewReader(payload), &out, &errb, project.Env{}, time.Now)
+	if ran || !strings.Contains(errb.String(), "is not a directory") {
+		t.Fatalf("an edit in a missing project: ran %v stderr %q", ran, errb.String())
+	}
+}

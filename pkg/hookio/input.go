@@ -183,6 +183,40 @@ func ParseSessionEnd(raw []byte) SessionEnd {
 	return p
 }
 
+// PreToolUse is the PreToolUse payload of a tool that edits a file: the tool's name and the file
+// it names (tool_input.file_path, or notebook_path for NotebookEdit); FilePath is "" for any other
+// tool.
+type PreToolUse struct {
+	Common
+	ToolName string
+	FilePath string
+}
+
+// editTools are the tools that change a file, and the input field that names it (the same the
+// transcript reader knows: docs/TRANSCRIPT.md).
+var editTools = map[string]string{
+	"Edit":         "tool_input.file_path",
+	"Write":        "tool_input.file_path",
+	"MultiEdit":    "tool_input.file_path",
+	"NotebookEdit": "tool_input.notebook_path",
+}
+
+// ToolName reads a tool payload's tool_name and nothing else: PreToolUse runs before every tool
+// call, and a call that edits no file must cost what starting the process costs.
+func ToolName(raw []byte) string { return str(gjson.GetBytes(raw, "tool_name")) }
+
+// EditsFile reports whether the tool named in a PreToolUse payload edits a file.
+func EditsFile(tool string) bool { _, ok := editTools[tool]; return ok }
+
+// ParsePreToolUse types a PreToolUse payload.
+func ParsePreToolUse(raw []byte) PreToolUse {
+	p := PreToolUse{Common: parseCommon(raw), ToolName: ToolName(raw)}
+	if field, ok := editTools[p.ToolName]; ok {
+		p.FilePath = str(gjson.GetBytes(raw, field))
+	}
+	return p
+}
+
 // ParseUserPromptSubmit types a UserPromptSubmit payload.
 func ParseUserPromptSubmit(raw []byte) UserPromptSubmit {
 	return UserPromptSubmit{Common: parseCommon(raw), Prompt: str(gjson.GetBytes(raw, "prompt"))}

@@ -22,7 +22,11 @@ type Hook struct {
 	Name    string // the binary's name, used as the prefix of every stderr line
 	Event   string // the Claude Code event it serves, e.g. "PreCompact"
 	Summary string // one sentence for --help: what it does and when Claude Code runs it
-	Run     func(ctx context.Context, inv *Invocation) error
+	// Wants, when set, is asked first, with the environment and the raw payload, whether the hook
+	// has anything to do: a hook that runs before every tool call answers no for most of them,
+	// before the project is looked for or anything else is read.
+	Wants func(env project.Env, payload []byte) bool
+	Run   func(ctx context.Context, inv *Invocation) error
 }
 
 // Invocation is one run of a hook: its payload, the protocol output it builds, and the world it
@@ -126,6 +130,9 @@ func run(ctx context.Context, h Hook, inv *Invocation, stdin io.Reader) (err err
 	if err != nil {
 		return err
 	}
+	if h.Wants != nil && !h.Wants(inv.Env, raw) {
+		return nil
+	}
 	inv.Payload = raw
 	inv.Common = parseCommon(raw)
 	root, err := project.Root(inv.Env, inv.Common.Cwd)
@@ -142,7 +149,9 @@ func run(ctx context.Context, h Hook, inv *Invocation, stdin io.Reader) (err err
 	if cfg, err := project.ConfigDir(inv.Env); err == nil {
 		inv.Config = cfg
 	}
-	roots := []string{root}
+	// A linked worktree writes the knowledge its repository's checkouts share under the main
+	// checkout: a second root, found once here for the whole hook.
+	roots := inv.Roots()
 	if inv.DryRun {
 		inv.Files = safefile.DryRun{Out: &inv.plan, Roots: roots}
 	} else {

@@ -405,6 +405,10 @@ func addTools(s *server) {
 		func(ctx context.Context, _ *mcp.CallToolRequest, _ noIn) (*mcp.CallToolResult, any, error) {
 			return s.run(ctx, "session", "list")
 		})
+	mcp.AddTool(s.srv, tool("claims", "List the files the live sessions of this project's worktree are editing (their file claims): which session, which file, since when, its last edit, its branch. A claim lasts 30 minutes after the session's last edit of the file and ends with the session.", true),
+		func(ctx context.Context, _ *mcp.CallToolRequest, _ noIn) (*mcp.CallToolResult, any, error) {
+			return s.run(ctx, "claims")
+		})
 	mcp.AddTool(s.srv, tool("forget", "Forget an item for good, at the user's request: remove it from every record cairn keeps and leave a tombstone (an id and a hash, never the text) so that no rebuild brings it back. It cannot reach Claude Code's transcripts, git history or other copies; dry_run says what it would do.", false),
 		func(ctx context.Context, _ *mcp.CallToolRequest, in forgetIn) (*mcp.CallToolResult, any, error) {
 			if in.DryRun {
@@ -419,7 +423,7 @@ func addTools(s *server) {
 }
 
 // ToolNames are the tools' names, in the order they are registered.
-var ToolNames = []string{"search", "show", "list_checkpoints", "save_checkpoint", "park", "list_parked", "archive", "list_sessions", "forget", "broadcast"}
+var ToolNames = []string{"search", "show", "list_checkpoints", "save_checkpoint", "park", "list_parked", "archive", "list_sessions", "claims", "forget", "broadcast"}
 
 // server is the MCP server and the cairn binary its tools run.
 type server struct {

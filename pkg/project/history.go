@@ -10,10 +10,10 @@ import (
 )
 
 // HistoryRoots is the list of project roots whose Claude Code transcripts make up the history of
-// the project at root: what `cairn search` indexes and `cairn show session:<id>` looks in. Today
-// it is the root alone; the one place to extend when several directories share one history (a
-// repository's git worktrees).
-func HistoryRoots(root string) []string { return []string{root} }
+// the project at root: what `cairn search` indexes and `cairn show session:<id>` looks in. The
+// history is knowledge a repository's checkouts share, so it is every checkout of the repository
+// root belongs to (Worktrees: the main checkout and each linked worktree), or root alone outside git.
+func HistoryRoots(root string) []string { return Worktrees(root) }
 
 // TranscriptDir is a directory under <config>/projects that may hold transcripts of one of the
 // roots it was listed for.

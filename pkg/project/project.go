@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/cairn-hooks/cairn/pkg/plain"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
@@ -175,20 +174,19 @@ func StateDir(root string) string { return filepath.Join(root, ".claude", "state
 
 // branch returns the checked-out branch of the git repository at root by reading HEAD (no git
 // process): "" outside git, the short commit id when HEAD is detached. HEAD is read as any file
-// of an untrusted project is: regular files only, without blocking, at most a few KiB.
+// of an untrusted project is: regular files only, without blocking, at most a few KiB. In a
+// worktree or a submodule ".git" is a file naming the git dir that holds HEAD (gitDirOf).
 func branch(root string) string {
-	head, _, err := safefile.ReadFile(root, filepath.Join(".git", "HEAD"), maxGitFile)
-	if errors.Is(err, safefile.ErrNotRegular) || errors.Is(err, syscall.ENOTDIR) {
-		// A worktree or submodule: ".git" is a file "gitdir: <path>", and HEAD lives there.
-		data, _, gerr := safefile.ReadFile(root, ".git", maxGitFile)
-		if gerr != nil {
-			return ""
-		}
-		d := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(data)), "gitdir:"))
-		if !filepath.IsAbs(d) {
-			d = filepath.Join(root, d)
-		}
-		head, _, err = safefile.ReadLoose(filepath.Join(d, "HEAD"), maxGitFile)
+	dir, file, ok := gitDirOf(root)
+	if !ok {
+		return ""
+	}
+	var head []byte
+	var err error
+	if file {
+		head, _, err = safefile.ReadLoose(filepath.Join(dir, "HEAD"), maxGitFile)
+	} else {
+		head, _, err = safefile.ReadFile(root, filepath.Join(dir, "HEAD"), maxGitFile) // inside the root: confined
 	}
 	if err != nil {
 		return ""
@@ -203,5 +201,6 @@ func branch(root string) string {
 	return s
 }
 
-// maxGitFile bounds .git/HEAD and a worktree's .git file: each is one short line.
+// maxGitFile bounds the files git keeps that cairn reads: HEAD, and the links of a worktree (its
+// ".git" file, its git dir's "commondir" and "gitdir"); each is one short line.
 const maxGitFile = 4 << 10

@@ -29,6 +29,8 @@ type Project struct {
 
 	branch     string
 	branchRead bool
+	repo       Repo
+	repoRead   bool
 }
 
 // Branch is the checked-out branch of Root (branch), read once per process.
@@ -39,29 +41,89 @@ func (p *Project) Branch() string {
 	return p.branch
 }
 
-// SessionRanHere reports whether Claude Code on this machine ran session sid in this project: its
-// transcript is <config>/projects/<slug>/<sid>.jsonl, where slug is the root's or, for a session
-// started in a directory below the root, one that begins with the root's and a dash
-// (TranscriptDirs). A repository can commit any file of cairn's, a session id included, but not a
-// file in the user's config directory: this is how cairn tells the sessions of this machine from
-// those a clone brought along.
+// Repo is where Root stands in its repository (Locate), read once per process: the one lookup
+// of the repository's layout a hook makes.
+func (p *Project) Repo() Repo {
+	if !p.repoRead {
+		p.repo, _ = Locate(p.Root)
+		p.repoRead = true
+	}
+	return p.repo
+}
+
+// Shared is the root that holds the project knowledge a repository's checkouts share —
+// checkpoints of every kind, their catalog, the timeline: the repository's main checkout when
+// Root is a linked worktree of one, else Root itself (docs/DESIGN.md, Where state lives).
+// Working state stays under Root.
+func (p *Project) Shared() string {
+	if r := p.Repo(); r.Linked() {
+		return r.Main
+	}
+	return p.Root
+}
+
+// Roots are the trees the project's writer is confined to: Root, and the main checkout when Root is
+// a linked worktree (Shared), where the knowledge it shares is written.
+func (p *Project) Roots() []string {
+	if s := p.Shared(); s != p.Root {
+		return []string{p.Root, s}
+	}
+	return []string{p.Root}
+}
+
+// Worktree is the name of the linked worktree Root is, as shared records name where they came
+// from, or "" in a main checkout and outside git.
+func (p *Project) Worktree() string {
+	if r := p.Repo(); r.Linked() {
+		return r.Worktree
+	}
+	return ""
+}
+
+// SessionRanHere reports whether Claude Code on this machine ran session sid in this project
+// (Transcript finds its transcript). A repository can commit any file of cairn's, a session id
+// included, but not a file in the user's config directory: this is how cairn tells the sessions
+// of this machine from those a clone brought along.
 func (p *Project) SessionRanHere(sid string) bool {
+	_, ok := p.Transcript(sid)
+	return ok
+}
+
+// Transcript returns the path of session sid's transcript on this machine:
+// <config>/projects/<slug>/<sid>.jsonl, where slug is that of one of the repository's checkouts
+// (Root's first: the project knowledge a session leaves is shared by them all) or, for a session
+// started in a directory below a checkout, one that begins with its slug and a dash.
+func (p *Project) Transcript(sid string) (string, bool) {
 	if p.Config == "" || !SafeName(sid) {
-		return false
+		return "", false
 	}
 	projects := filepath.Join(p.Config, "projects")
 	name := sid + ".jsonl"
-	regular := func(dir string) bool {
-		fi, err := os.Stat(filepath.Join(projects, dir, name))
-		return err == nil && fi.Mode().IsRegular()
+	if f := filepath.Join(projects, Slug(p.Root), name); isRegular(f) {
+		return f, true // the common case, without listing the directory
 	}
-	if regular(Slug(p.Root)) { // the common case, without listing the directory
-		return true
-	}
-	for _, d := range TranscriptDirs(p.Config, []string{p.Root}) {
-		if !d.Exact && regular(d.Name) {
-			return true
+	for _, d := range TranscriptDirs(p.Config, p.historyRoots()) {
+		if d.Exact && d.Root == p.Root {
+			continue // looked at already
+		}
+		if f := filepath.Join(projects, d.Name, name); isRegular(f) {
+			return f, true
 		}
 	}
-	return false
+	return "", false
+}
+
+// historyRoots are the checkouts whose transcripts make the project's history (HistoryRoots),
+// found through the repository already located once.
+func (p *Project) historyRoots() []string {
+	if r := p.Repo(); r.Common != "" {
+		return worktreesOf(p.Root, r)
+	}
+	return []string{p.Root}
+}
+
+// isRegular reports whether path names a regular file (through links).
+func isRegular(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }

@@ -194,6 +194,11 @@ func (r *Registry) lookup(sid string) (Session, bool) {
 	return Session{}, false
 }
 
+// Lookup returns the session with id sid as recorded, without taking the lock, decoding its own
+// line of session.json alone when the file is in this package's layout (lookup); ok is false for
+// a session the registry does not hold.
+func (r *Registry) Lookup(sid string) (Session, bool) { return r.lookup(sid) }
+
 // Started returns when session sid started. Its method value has the shape the parking code
 // takes (func(sid string) (time.Time, bool)).
 func (r *Registry) Started(sid string) (time.Time, bool) {

@@ -267,6 +267,41 @@ func TestLocksAreCentral(t *testing.T) {
 	}
 }
 
+// A writer with two roots — a linked worktree's, and its main checkout's where the shared records
+// live — locks each file in the lock directory of the root it lies in, so that the writer of the
+// main checkout, which has that root alone, takes the same lock; a writer let out Under another
+// tree keeps its locks in the first root.
+func TestLocksLiveWithTheirRoot(t *testing.T) {
+	wt, main, conf := t.TempDir(), t.TempDir(), t.TempDir()
+	both := Disk{Roots: []string{wt, main}}
+	alone := Disk{Roots: []string{main}}
+	edit := func([]byte, bool) ([]byte, error) { return []byte("x"), nil }
+	for _, d := range []Disk{both, alone} {
+		if _, err := d.Update(filepath.Join(main, "memory", "shared.md"), 0o644, edit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := both.Update(filepath.Join(wt, ".claude", "state", "own.md"), 0o644, edit); err != nil {
+		t.Fatal(err)
+	}
+	if err := both.Under(conf).Append(filepath.Join(conf, "note"), []byte("n\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	names := func(root string) (out []string) {
+		ents, _ := os.ReadDir(filepath.Join(root, LockDir))
+		for _, e := range ents {
+			out = append(out, e.Name())
+		}
+		return out
+	}
+	if m := names(main); len(m) != 1 || !strings.HasPrefix(m[0], "memory-shared.md-") {
+		t.Errorf("main checkout's locks: %v, want the shared file's one lock for both writers", m)
+	}
+	if w := names(wt); len(w) != 2 {
+		t.Errorf("worktree's locks: %v, want its own file's and the config note's", w)
+	}
+}
+
 // A record cut at any byte by a killed writer is removed by the next append, so the log reads as
 // the records that were finished, in order: the cut is injected at every byte of the record, not
 // hoped for from a kill.

@@ -162,20 +162,29 @@ const LockDir = ".claude/state/locks"
 // Disk writes for real, confined to Roots: a path must lie inside one of them, and every
 // operation on it is confined to that tree when it happens.
 //
-// Lock files live together under the project's .claude/state/locks/, not beside the files they
+// Lock files live together under a project's .claude/state/locks/, not beside the files they
 // guard: MEMORY.md, state.json, checkpoints and logs sit in directories people commit, and
-// Claude Code's memory directory is not cairn's to clutter.
+// Claude Code's memory directory is not cairn's to clutter. Without Locks, a file's lock is in
+// the lock directory of the root it lies in (the first of Roots that holds it): a linked
+// worktree's writer has its own root and the main checkout's, and a file the checkouts share
+// must be locked where every one of them locks it, in the main checkout.
 type Disk struct {
-	Roots []string // the trees writes may go to; the first is the project root unless Locks is set
-	Locks string   // the project root whose LockDir holds the locks; "" means Roots[0]
+	Roots []string // the trees writes may go to, each a project root unless Locks is set
+	Locks string   // the project root whose LockDir holds every lock; "" means the file's root
 	// Repaired, when set, is told of every repair a write made to cairn's own state on the way
 	// (a lock directory that was not one, moved aside): the hooks log it, the CLI says it.
 	Repaired func(what string)
 }
 
-func (d Disk) lockHome() string {
+// lockHome is the project root whose LockDir holds path's lock ("" for none).
+func (d Disk) lockHome(path string) string {
 	if d.Locks != "" {
 		return d.Locks
+	}
+	for _, root := range d.Roots {
+		if within(filepath.Clean(root), filepath.Clean(path)) {
+			return root
+		}
 	}
 	if len(d.Roots) > 0 {
 		return d.Roots[0]
@@ -185,7 +194,11 @@ func (d Disk) lockHome() string {
 
 // Under implements Writer.
 func (d Disk) Under(dirs ...string) Writer {
-	return Disk{Roots: dirs, Locks: d.lockHome(), Repaired: d.Repaired}
+	locks := d.Locks
+	if locks == "" && len(d.Roots) > 0 {
+		locks = d.Roots[0]
+	}
+	return Disk{Roots: dirs, Locks: locks, Repaired: d.Repaired}
 }
 
 // find returns the tree path lies in, and path relative to it.
@@ -247,7 +260,7 @@ func lockName(home, path string) string {
 
 // lock takes the lock of path, in the project's lock directory.
 func (d Disk) lock(path string) (func(), error) {
-	home := d.lockHome()
+	home := d.lockHome(path)
 	if home == "" {
 		return nil, fmt.Errorf("%s: no project to keep its lock in", path)
 	}

@@ -145,7 +145,7 @@ func (b *builder) addDoc(d *doc, file uint32) {
 		b.tf[t] = 0
 	}
 	b.touched = b.touched[:0]
-	title, branch := cut(d.title, 1<<16-1), packBranch(d.branch, d.status)
+	title, branch := cut(d.title, 1<<16-1), packBranch(d.branch, d.status, d.worktree)
 	to := b.str(title, d.kind == Timeline && len(title) <= 64) // timeline titles repeat; items' names do not
 	bo := b.str(branch, true)
 	var r [docRec]byte
@@ -377,20 +377,26 @@ func (e *errWriter) writeString(s string) {
 	}
 }
 
-// packBranch is what a document's branch field holds: the branch, then for a checkpoint a NUL
-// and its status (a branch name never holds a NUL), 255 bytes at most.
-func packBranch(branch, status string) string {
-	if status == "" {
+// packBranch is what a document's branch field holds, 255 bytes at most: the branch, then for a
+// checkpoint a NUL and its status, then for a record of a linked worktree a NUL and the
+// worktree's name (a branch name, a status and a worktree's name never hold a NUL).
+func packBranch(branch, status, worktree string) string {
+	if status == "" && worktree == "" {
 		return cut(branch, 255)
 	}
-	status = cut(status, 40)
-	return cut(branch, 255-1-len(status)) + "\x00" + status
+	status, worktree = cut(status, 40), cut(worktree, 60)
+	if worktree == "" {
+		return cut(branch, 255-1-len(status)) + "\x00" + status
+	}
+	return cut(branch, 255-2-len(status)-len(worktree)) + "\x00" + status + "\x00" + worktree
 }
 
 // unpackBranch splits a document's branch field.
-func unpackBranch(b []byte) (branch, status []byte) {
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		return b[:i], b[i+1:]
+func unpackBranch(b []byte) (branch, status, worktree []byte) {
+	branch, rest, ok := bytes.Cut(b, []byte{0})
+	if !ok {
+		return b, nil, nil
 	}
-	return b, nil
+	status, worktree, _ = bytes.Cut(rest, []byte{0})
+	return branch, status, worktree
 }

@@ -38,7 +38,7 @@ import (
 
 const (
 	magic       = "CAIRNIDX"
-	version     = 4 // 2: a checkpoint's status after its branch; 3: sessions and pruned checkpoints; 4: no df in the term records
+	version     = 5 // 2: a checkpoint's status after its branch; 3: sessions and pruned checkpoints; 4: no df in the term records; 5: a linked worktree's name after a checkpoint's status
 	headerSize  = 256
 	trailerSize = 4
 	termRec     = 8

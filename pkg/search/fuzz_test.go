@@ -72,7 +72,7 @@ func FuzzDecodeSegment(f *testing.F) {
 		s.verify()
 		// As a base, and as the delta of a good base.
 		for _, pair := range [][2]*segment{{s, nil}, {good, s}} {
-			ix := &Index{tree: root, dir: root, c: newCorpus(root, "", nil), stored: false}
+			ix := &Index{tree: root, dir: root, c: newCorpus(root, "", "", nil), stored: false}
 			ix.use(pair[0], pair[1])
 			ix.indexedCheckpoints()
 			for _, q := range []string{"parser", "pars*", "login parser", "readhead", "a_b"} {

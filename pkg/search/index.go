@@ -20,6 +20,10 @@ import (
 // Config says which project to search and where its index lives.
 type Config struct {
 	Root string // the project root
+	// Shared is the root that holds the project's knowledge — the checkpoints and the timeline —
+	// when it is not Root: a linked worktree's main checkout (project.Project's Shared). The
+	// parked items and the audit log are Root's. "" means Root.
+	Shared string
 	// CacheDir is the user's cache directory (os.UserCacheDir, or $CAIRN_SEARCH_CACHE): the
 	// index lives under it, outside the project. "" keeps it in the project, under
 	// .claude/cairn/search/ beside a .gitignore of "*".
@@ -96,7 +100,7 @@ func Open(cfg Config) *Index {
 	if cfg.CacheDir != "" && os.MkdirAll(dir, 0o700) != nil {
 		tree, dir = Location(root, "")
 	}
-	ix := &Index{tree: tree, dir: dir, c: newCorpus(root, cfg.ConfigDir, now), now: now, stored: true}
+	ix := &Index{tree: tree, dir: dir, c: newCorpus(root, cfg.Shared, cfg.ConfigDir, now), now: now, stored: true}
 	if cfg.ConfigDir != "" && len(cfg.Roots) > 0 {
 		ix.hist = newHistory(cfg.ConfigDir, cfg.Roots)
 	}
@@ -509,7 +513,7 @@ func (ix *Index) update(ctx context.Context, mode int) (SyncStats, error) {
 // appended reports whether the file at rel still has, just before byte off, the bytes the
 // index saw there: it was appended to, not rewritten.
 func (ix *Index) appended(rel string, off int64, tail uint32) bool {
-	f, _, err := safefile.Open(ix.c.root, ix.c.abs(rel))
+	f, _, err := safefile.Open(ix.c.at(rel))
 	if err != nil {
 		return false
 	}

@@ -11,12 +11,13 @@ import (
 // Checkpoint is one checkpoint as the index has it: what `cairn context list` shows, without
 // opening the file.
 type Checkpoint struct {
-	Name   string // the file name
-	Path   string // relative to the root, with forward slashes
-	Kind   Kind
-	Branch string
-	Status string
-	Time   time.Time
+	Name     string // the file name
+	Path     string // relative to the root, with forward slashes
+	Kind     Kind
+	Branch   string
+	Worktree string // the linked worktree it was written in; "" for the main checkout
+	Status   string
+	Time     time.Time
 	// Read is false for a checkpoint file the index could not read: only Name and Path are set.
 	Read bool
 }
@@ -72,8 +73,8 @@ func (ix *Index) checkpoints() ([]Checkpoint, error) {
 				if !di.kind.isCheckpoint() {
 					return nil, errDamaged
 				}
-				b, st := unpackBranch(s.str(di.branchOff, int(di.branchLen)))
-				c.Kind, c.Branch, c.Status, c.Read = di.kind, string(b), string(st), true
+				b, st, wt := unpackBranch(s.str(di.branchOff, int(di.branchLen)))
+				c.Kind, c.Branch, c.Status, c.Worktree, c.Read = di.kind, string(b), string(st), string(wt), true
 				if di.time != 0 {
 					c.Time = time.Unix(di.time, 0)
 				}

@@ -34,14 +34,15 @@ const DefaultLimit = 10
 
 // Result is one item found.
 type Result struct {
-	ID      string // what Show and `cairn context restore` (for a checkpoint) take
-	Kind    Kind
-	Title   string
-	Branch  string
-	Time    time.Time // zero when unknown
-	Snippet string    // one line around the matches, each between markOpen and markClose
-	Path    string    // the file, relative to the root, with '/'; a session's transcript, absolute
-	Score   float64   // BM25 times the kind's weight; higher is better
+	ID       string // what Show and `cairn context restore` (for a checkpoint) take
+	Kind     Kind
+	Title    string
+	Branch   string
+	Worktree string    // the linked worktree a checkpoint or a timeline event came from; "" for the main checkout
+	Time     time.Time // zero when unknown
+	Snippet  string    // one line around the matches, each between markOpen and markClose
+	Path     string    // the file, relative to the root that holds it, with '/'; a session's transcript, absolute
+	Score    float64   // BM25 times the kind's weight; higher is better
 	// Cwd is a session's: the directory it started in (where `claude --resume` finds it).
 	Cwd string
 }
@@ -375,7 +376,7 @@ func (ix *Index) run(terms []term, o Options) (rs Results, err error) {
 		if di.kind == 0 || di.kind >= numKinds || !o.Kinds.has(di.kind) || di.time < since {
 			return
 		}
-		if b, _ := unpackBranch(s.str(di.branchOff, int(di.branchLen))); branch != nil && !bytes.Equal(b, branch) {
+		if b, _, _ := unpackBranch(s.str(di.branchOff, int(di.branchLen))); branch != nil && !bytes.Equal(b, branch) {
 			return
 		}
 		score := 0.0
@@ -461,9 +462,9 @@ next:
 		if di.file >= s.h.nFiles {
 			return Results{}, errDamaged
 		}
-		b, _ := unpackBranch(s.str(di.branchOff, int(di.branchLen)))
+		b, _, wt := unpackBranch(s.str(di.branchOff, int(di.branchLen)))
 		r := Result{
-			Kind: di.kind, Title: string(s.str(di.titleOff, int(di.titleLen))), Branch: string(b),
+			Kind: di.kind, Title: string(s.str(di.titleOff, int(di.titleLen))), Branch: string(b), Worktree: string(wt),
 			Path: string(s.filePath(di.file)), Score: h.score,
 		}
 		if di.time != 0 {
@@ -524,7 +525,8 @@ func (r *reader) read(rel string, di docInfo, title string) (text, id string, ok
 	switch {
 	case di.kind.isCheckpoint():
 		name := rel[strings.LastIndexByte(rel, '/')+1:]
-		data, err := safefile.ReadHead(r.c.root, r.c.abs(rel), checkpoint.MaxRead)
+		tree, abs := r.c.at(rel)
+		data, err := safefile.ReadHead(tree, abs, checkpoint.MaxRead)
 		if err != nil {
 			return "", "", false
 		}
@@ -540,7 +542,7 @@ func (r *reader) read(rel string, di docInfo, title string) (text, id string, ok
 	}
 	f, seen := r.files[rel]
 	if !seen {
-		f, _, _ = safefile.Open(r.c.root, r.c.abs(rel))
+		f, _, _ = safefile.Open(r.c.at(rel))
 		r.files[rel] = f
 	}
 	if f == nil || di.n > maxLine {

@@ -21,8 +21,11 @@ type Item struct {
 	Kind   Kind
 	Title  string
 	Branch string
-	Time   time.Time // zero when unknown
-	Path   string    // the file, relative to the root, with '/'; a session's transcript, absolute
+	// Worktree is the linked worktree a checkpoint or a timeline event was recorded in; "" for
+	// the main checkout's and for parked and audit items (each checkout keeps its own).
+	Worktree string
+	Time     time.Time // zero when unknown
+	Path     string    // the file, relative to the root that holds it, with '/'; a session's transcript, absolute
 	// Text is the whole item: a checkpoint's file, a parked item's bullet (or legacy file), an
 	// archived or expired item's text as the audit log keeps it, a timeline event's fields, a
 	// session's digest.
@@ -44,7 +47,7 @@ func Show(cfg Config, id string) (Item, error) {
 	if now == nil {
 		now = time.Now
 	}
-	c := newCorpus(root, cfg.ConfigDir, now)
+	c := newCorpus(root, cfg.Shared, cfg.ConfigDir, now)
 	if cfg.ConfigDir != "" && len(cfg.Roots) > 0 {
 		c.hist = newHistory(cfg.ConfigDir, cfg.Roots)
 	}
@@ -107,7 +110,7 @@ func (c *corpus) show(id string) (Item, error) {
 			if !ok || timelineID(ev, line) != id {
 				return Item{}, false
 			}
-			return Item{ID: id, Kind: Timeline, Title: timelineTitle(ev), Branch: ev.Branch, Time: ev.Time, Text: eventText(ev)}, true
+			return Item{ID: id, Kind: Timeline, Title: timelineTitle(ev), Branch: ev.Branch, Worktree: ev.Worktree, Time: ev.Time, Text: eventText(ev)}, true
 		})
 	}
 	return Item{}, notFound(id)
@@ -129,7 +132,8 @@ func (c *corpus) showCheckpoint(id string) (Item, error) {
 		return Item{}, notFound(id)
 	}
 	rel := c.ckpts + "/" + name
-	data, err := safefile.ReadHead(c.root, c.abs(rel), checkpoint.MaxRead)
+	tree, abs := c.at(rel)
+	data, err := safefile.ReadHead(tree, abs, checkpoint.MaxRead)
 	if errors.Is(err, fs.ErrNotExist) {
 		return c.showPruned(id, name) // pruned by retention: its text lives on in the log
 	}
@@ -140,7 +144,7 @@ func (c *corpus) showCheckpoint(id string) (Item, error) {
 		return Item{}, notFound(id)
 	}
 	p := parseCheckpoint(name, data)
-	return Item{ID: id, Kind: p.kind, Title: p.title, Branch: p.branch, Time: p.time, Path: rel, Text: string(data)}, nil
+	return Item{ID: id, Kind: p.kind, Title: p.title, Branch: p.branch, Worktree: p.worktree, Time: p.time, Path: rel, Text: string(data)}, nil
 }
 
 // showPruned finds the checkpoint named name in the log of pruned checkpoints (the newest line
@@ -203,7 +207,7 @@ func (c *corpus) showLine(id, rest string, files []string, match func([]byte) (I
 func eventText(ev timeline.Event) string {
 	var b strings.Builder
 	for _, f := range [][2]string{
-		{"event", ev.Event}, {"session", ev.Session}, {"branch", ev.Branch}, {"source", ev.Source},
+		{"event", ev.Event}, {"session", ev.Session}, {"branch", ev.Branch}, {"worktree", ev.Worktree}, {"source", ev.Source},
 		{"trigger", ev.Trigger}, {"reason", ev.Reason}, {"checkpoint", ev.Checkpoint},
 	} {
 		if f[1] != "" {

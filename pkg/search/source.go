@@ -76,14 +76,15 @@ type file struct {
 
 // doc is one searchable document.
 type doc struct {
-	kind   Kind
-	time   int64 // unix seconds: the checkpoint's name, the line's ts, the item's Raised date
-	off    int64 // where its line starts in the file (JSON lines)
-	n      int64 // its line's length
-	branch string
-	status string // a checkpoint's status, for cairn context list
-	title  string
-	body   string // the text indexed besides the title
+	kind     Kind
+	time     int64 // unix seconds: the checkpoint's name, the line's ts, the item's Raised date
+	off      int64 // where its line starts in the file (JSON lines)
+	n        int64 // its line's length
+	branch   string
+	status   string // a checkpoint's status, for cairn context list
+	worktree string // the linked worktree a checkpoint or a timeline event came from
+	title    string
+	body     string // the text indexed besides the title
 }
 
 // maxLine bounds a JSON line that is indexed; a longer one is skipped (an audit line is a
@@ -100,9 +101,12 @@ const maxLogIndexed = 16 << 20
 // maxCheckpoints bounds how many names of the checkpoint directory are read (as checkpoint.Names).
 const maxCheckpoints = 100000
 
-// corpus is one project's searchable files.
+// corpus is one project's searchable files: the checkpoints and the timeline under the root
+// that holds the project's knowledge (shared: a linked worktree's main checkout), the parked
+// items and the audit log under the project's own root.
 type corpus struct {
 	root   string
+	shared string
 	dirs   []string // the legacy parked-item directories (parking.LegacyDirs)
 	now    func() time.Time
 	ckpts  string // the checkpoint directory, relative, with '/'
@@ -113,9 +117,12 @@ type corpus struct {
 	stones *tombstone.Set // read on first use (forgotten)
 }
 
-func newCorpus(root, configDir string, now func() time.Time) *corpus {
-	dir, _ := filepath.Rel(root, checkpoint.Dir(root))
-	return &corpus{root: root, dirs: parking.LegacyDirs(configDir, root), now: now, ckpts: filepath.ToSlash(dir), config: configDir}
+func newCorpus(root, shared, configDir string, now func() time.Time) *corpus {
+	if shared == "" {
+		shared = root
+	}
+	dir, _ := filepath.Rel(shared, checkpoint.Dir(shared))
+	return &corpus{root: root, shared: shared, dirs: parking.LegacyDirs(configDir, root), now: now, ckpts: filepath.ToSlash(dir), config: configDir}
 }
 
 // forgotten reports whether content is an item cairn forget removed (its tombstone holds its
@@ -128,11 +135,19 @@ func (c *corpus) forgotten(content []byte) bool {
 	return c.stones.Content(content)
 }
 
-func (c *corpus) abs(rel string) string { return filepath.Join(c.root, filepath.FromSlash(rel)) }
+// at returns the tree the file at rel (relative, with '/') lies in and its path: the shared
+// root for the checkpoints and the timeline, the project's root for the rest.
+func (c *corpus) at(rel string) (tree, path string) {
+	tree = c.root
+	if rel == timelineRel || rel == c.ckpts || strings.HasPrefix(rel, c.ckpts+"/") {
+		tree = c.shared
+	}
+	return tree, filepath.Join(tree, filepath.FromSlash(rel))
+}
 
 // stat returns a regular file's mtime and size; ok is false when there is none.
 func (c *corpus) stat(rel string) (mtime, size int64, ok bool) {
-	fi, err := safefile.Lstat(c.root, c.abs(rel))
+	fi, err := safefile.Lstat(c.at(rel))
 	if err != nil || !fi.Mode().IsRegular() {
 		return 0, 0, false
 	}
@@ -173,7 +188,8 @@ func (c *corpus) fixed() []file {
 // checkpointNames returns the names in the checkpoint directory that look like checkpoint
 // names (checkpoint.SplitName decides for the new ones).
 func (c *corpus) checkpointNames() ([]string, error) {
-	names, _, err := safefile.ReadDir(c.root, c.abs(c.ckpts), maxCheckpoints)
+	tree, dir := c.at(c.ckpts)
+	names, _, err := safefile.ReadDir(tree, dir, maxCheckpoints)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -248,7 +264,8 @@ func sortFiles(fs []file) {
 func (c *corpus) extract(f file, from int64, emit func(*doc)) (indexed int64, tail uint32, err error) {
 	switch f.src {
 	case srcCheckpoint:
-		data, err := safefile.ReadHead(c.root, c.abs(f.path), checkpoint.MaxRead)
+		tree, abs := c.at(f.path)
+		data, err := safefile.ReadHead(tree, abs, checkpoint.MaxRead)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -267,7 +284,7 @@ func (c *corpus) extract(f file, from int64, emit func(*doc)) (indexed int64, ta
 		}
 		return 0, 0, err
 	}
-	fh, fi, err := safefile.Open(c.root, c.abs(f.path))
+	fh, fi, err := safefile.Open(c.at(f.path))
 	if err != nil {
 		return from, 0, err
 	}
@@ -377,12 +394,13 @@ func checkpointKind(fm map[string]any, status string) Kind {
 
 // parsedCheckpoint is what a checkpoint file says, for its document and for Show.
 type parsedCheckpoint struct {
-	kind   Kind
-	status string
-	time   time.Time
-	branch string
-	title  string
-	text   string // what is indexed besides the title, and what snippets are cut from
+	kind     Kind
+	status   string
+	time     time.Time
+	branch   string
+	worktree string
+	title    string
+	text     string // what is indexed besides the title, and what snippets are cut from
 }
 
 // parseCheckpoint reads a checkpoint with the line reader (no YAML: a checkpoint cairn wrote
@@ -405,12 +423,12 @@ func parseCheckpoint(name string, data []byte) parsedCheckpoint {
 	if len(front.Files) > 0 {
 		b.WriteString("Files: " + strings.Join(front.Files, " "))
 	}
-	return parsedCheckpoint{kind: checkpointKind(fm, front.Status), status: front.Status, time: saved, branch: front.Branch, title: title, text: strings.TrimSpace(b.String())}
+	return parsedCheckpoint{kind: checkpointKind(fm, front.Status), status: front.Status, time: saved, branch: front.Branch, worktree: front.Worktree, title: title, text: strings.TrimSpace(b.String())}
 }
 
 func checkpointDoc(name string, data []byte) doc {
 	p := parseCheckpoint(name, data)
-	return doc{kind: p.kind, time: unix(p.time), n: int64(len(data)), branch: p.branch, status: p.status, title: p.title, body: p.text}
+	return doc{kind: p.kind, time: unix(p.time), n: int64(len(data)), branch: p.branch, status: p.status, worktree: p.worktree, title: p.title, body: p.text}
 }
 
 func unix(t time.Time) int64 {
@@ -472,7 +490,7 @@ func timelineDoc(line []byte) (doc, bool) {
 	if !ok {
 		return doc{}, false
 	}
-	return doc{kind: Timeline, time: unix(ev.Time), branch: ev.Branch, title: timelineTitle(ev), body: timelineBody(ev)}, true
+	return doc{kind: Timeline, time: unix(ev.Time), branch: ev.Branch, worktree: ev.Worktree, title: timelineTitle(ev), body: timelineBody(ev)}, true
 }
 
 // prunedEntry is a line of the log of pruned checkpoints (catalog.PrunedFile).
@@ -569,7 +587,7 @@ func parkedID(it parking.Item) string { return Parked.String() + ":" + it.Slug }
 // scanLines calls fn with each whole line of the file at rel (without its newline) for which
 // want(line) holds, until fn returns false. Lines longer than maxLine are skipped.
 func (c *corpus) scanLines(rel string, want func([]byte) bool, fn func(line []byte) bool) error {
-	fh, _, err := safefile.Open(c.root, c.abs(rel))
+	fh, _, err := safefile.Open(c.at(rel))
 	if err != nil {
 		return err
 	}

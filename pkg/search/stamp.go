@@ -50,7 +50,7 @@ func racy(mtime, now time.Time) bool {
 
 func (c *corpus) currentStamp(now time.Time) stamp {
 	var s stamp
-	if fi, err := safefile.Stat(c.root, c.abs(c.ckpts)); err == nil {
+	if fi, err := safefile.Stat(c.at(c.ckpts)); err == nil {
 		s.dir = fi.ModTime().UnixNano()
 		s.racy = racy(fi.ModTime(), now)
 	}

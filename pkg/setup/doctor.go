@@ -15,6 +15,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/cairn-hooks/cairn/pkg/claims"
 	"github.com/cairn-hooks/cairn/pkg/parking"
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/registry"
@@ -66,7 +67,7 @@ type HookLatency struct {
 
 type doctor struct {
 	ctx      context.Context
-	p        *project.Project
+	world    *project.Project
 	root     string
 	config   string // "" when unknown
 	env      project.Env
@@ -116,7 +117,8 @@ func (r Report) Failed() int {
 
 // Doctor checks cairn's install for project p, in this order: this cairn and the client it
 // judges the wiring for, the hooks in the settings files and the plugins, the skills, the MCP
-// server, the state files, Claude Code's memory index (repaired under Fix), the hooks' latency
+// server, the state files, where the checkout's shared and own state live (its worktrees),
+// Claude Code's memory index (repaired under Fix), the hooks' latency
 // as the newest transcripts record it, and the repairs cairn.log records. It runs nothing a
 // repository supplies: the binaries a settings file names are read, not run, and the only process
 // it starts is the MCP server beside o.Self.
@@ -125,7 +127,7 @@ func Doctor(ctx context.Context, p *project.Project, o DoctorOptions) Report {
 	if files == nil {
 		files = p.Files
 	}
-	d := &doctor{ctx: ctx, p: p, root: p.Root, config: p.Config, env: p.Env, now: p.Now, self: o.Self, fix: o.Fix, dryRun: o.DryRun, files: files}
+	d := &doctor{ctx: ctx, world: p, root: p.Root, config: p.Config, env: p.Env, now: p.Now, self: o.Self, fix: o.Fix, dryRun: o.DryRun, files: files}
 	d.add(statusOK, "cairn", "version %s at %s; project %s", version.String(), d.self, d.root)
 	d.client = doctorClient(d.env)
 	switch claude := lookPath(d.env, "claude", runtime.GOOS); {
@@ -141,6 +143,7 @@ func Doctor(ctx context.Context, p *project.Project, o DoctorOptions) Report {
 	d.checkSkills(cli)
 	d.checkMCP()
 	d.checkState()
+	d.checkWorktrees()
 	d.checkMemoryIndex()
 	d.checkLatency(cli)
 	d.checkRepairs()
@@ -531,7 +534,7 @@ func (d *doctor) checkState() {
 		}
 	}
 
-	if ss, err := registry.Open(d.p).Sessions(); err != nil {
+	if ss, err := registry.Open(d.world).Sessions(); err != nil {
 		d.add(statusFail, "sessions", "%v", err)
 	} else {
 		active := 0
@@ -541,6 +544,13 @@ func (d *doctor) checkState() {
 			}
 		}
 		d.add(statusOK, "sessions", "%d recorded, %d active, in %s", len(ss), active, filepath.Join(d.root, registry.File))
+	}
+	if store := claims.Open(d.world, registry.Open(d.world)); store.Dir() != "" {
+		if live, _, err := store.Live(); err != nil {
+			d.add(statusWarn, "claims", "%s: %v", store.Dir(), err)
+		} else {
+			d.add(statusOK, "claims", "%d live file claims in %s", len(live), store.Dir())
+		}
 	}
 
 	r, err := runstate.Active(d.root)

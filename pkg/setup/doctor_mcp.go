@@ -20,7 +20,7 @@ import (
 )
 
 // mcpToolCount is how many tools cairn-mcp serves (hooks/cairn-mcp).
-const mcpToolCount = 10
+const mcpToolCount = 11
 
 // mcpHandshakeTimeout bounds doctor's initialize and tools/list exchange with the server.
 const mcpHandshakeTimeout = 10 * time.Second

@@ -28,7 +28,8 @@ import (
 // hookSpec is how one hook binary is registered.
 type hookSpec struct {
 	event, binary string
-	timeout       int // seconds
+	timeout       int  // seconds
+	noMatcher     bool // registered without a matcher (settings.Hook's NoMatcher)
 }
 
 // hookSpecs are cairn's hooks, each registered once with an empty matcher: the binaries gate
@@ -38,18 +39,23 @@ type hookSpec struct {
 var hookSpecs = []hookSpec{
 	// Startup work is small, but after a compaction it re-injects the whiteboard; 10 s stops a
 	// stall without ever cutting a healthy run.
-	{"SessionStart", "sessionstart", 10},
+	{"SessionStart", "sessionstart", 10, false},
 	// Runs on, and blocks, every prompt: a stall must cost seconds, not the 30 s default.
-	{"UserPromptSubmit", "userpromptsubmit", 5},
+	{"UserPromptSubmit", "userpromptsubmit", 5, false},
 	// May scan a large transcript; it writes files and prints nothing, so a generous bound costs
 	// nothing and a cut would lose a checkpoint.
-	{"PreCompact", "precompact", 30},
+	{"PreCompact", "precompact", 30, false},
 	// Rewrites one checkpoint; only when PreCompact was missed does it scan the transcript as
 	// PreCompact would, hence the same bound. Its output is discarded or shown to the user.
-	{"PostCompact", "postcompact", 30},
+	{"PostCompact", "postcompact", 30, false},
 	// All SessionEnd hooks share a 1.5 s budget unless a settings-file timeout raises it (to the
 	// largest, at most 60 s): 5 s lets the TTL clean-up finish.
-	{"SessionEnd", "sessionend", 5},
+	{"SessionEnd", "sessionend", 5, false},
+	// Runs before every tool call and holds it while it runs: a stall must cost seconds (a
+	// PreToolUse hook that times out does not block the tool). With no matcher at all: from
+	// 2.1.288 a PreToolUse matcher that fails to match fails closed, so the binary branches on
+	// the tool's name itself.
+	{"PreToolUse", "pretooluse", 5, true},
 }
 
 // hookNames are the binaries of hookSpecs, in order.
@@ -103,7 +109,7 @@ func hookCommand(goos, bin, binary string) string {
 func hookPlan(goos, bin string, cl client) []settings.Hook {
 	var hs []settings.Hook
 	for _, h := range hookSpecs {
-		hook := settings.Hook{Event: h.event, Command: hookCommand(goos, bin, h.binary), Timeout: h.timeout}
+		hook := settings.Hook{Event: h.event, Command: hookCommand(goos, bin, h.binary), Timeout: h.timeout, NoMatcher: h.noMatcher}
 		if !cl.execForm() || !cl.known && needsQuoting(hook.Command) {
 			hook.Command, hook.Shell = shellCommand(hook.Command), true
 		}

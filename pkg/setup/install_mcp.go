@@ -30,7 +30,7 @@ import (
 
 // mcpReadOnly are the tools that write nothing a person wrote (list_parked deletes what expired,
 // as every SessionStart does).
-var mcpReadOnly = []string{"search", "show", "list_checkpoints", "list_parked", "list_sessions"}
+var mcpReadOnly = []string{"search", "show", "list_checkpoints", "list_parked", "list_sessions", "claims"}
 
 // mcpRules are the permission rules install writes: the read-only tools, or the whole server.
 func mcpRules(all bool) []string {

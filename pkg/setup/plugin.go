@@ -87,7 +87,8 @@ func marketplaceManifest(ver string) any {
 }
 
 // pluginHooks is hooks/hooks.json for goos: every row of hookSpecs, in exec form, run from the
-// plugin's bin/ (a real .exe on Windows), under an empty matcher, in the table's order. Timeouts
+// plugin's bin/ (a real .exe on Windows), under an empty matcher (none for a row that wants none:
+// PreToolUse), in the table's order. Timeouts
 // are those of a settings install; note that a plugin's SessionEnd timeout does not raise Claude
 // Code's 1.5 s SessionEnd budget (a settings file's does: docs/DESIGN.md, Facts about Claude Code),
 // which cairn's SessionEnd stays well inside.
@@ -113,10 +114,14 @@ func pluginHooks(goos string) ([]byte, error) {
 		for _, h := range byEvent[ev] {
 			handlers = append(handlers, handler{"command", hookCommand(goos, pluginRoot+"/"+pluginBin, h.binary), []string{}, h.timeout})
 		}
+		var matcher *string
+		if !byEvent[ev][0].noMatcher {
+			matcher = new(string)
+		}
 		group, err := json.Marshal(struct {
-			Matcher string    `json:"matcher"`
+			Matcher *string   `json:"matcher,omitempty"`
 			Hooks   []handler `json:"hooks"`
-		}{"", handlers})
+		}{matcher, handlers})
 		if err != nil {
 			return nil, err
 		}
@@ -154,9 +159,10 @@ func pluginReadme(ver, goos, goarch string) []byte {
 	return []byte(fmt.Sprintf(`# cairn %s — Claude Code plugin for %s/%s
 
 cairn keeps a Claude Code session on its feet across context compaction, /clear and session end: a run
-whiteboard, parked open loops, checkpoints and a session registry. Its hooks are Go binaries in bin/,
-started directly by Claude Code (exec form); its state stays in each project (.agents/, .claude/state/,
-memory/), and nothing is kept in the plugin's data directory but caches.
+whiteboard, parked open loops, checkpoints, a session registry, and file claims that tell Claude when
+another live session is editing the same file. Its hooks are Go binaries in bin/, started directly by
+Claude Code (exec form); its state stays in each project (.agents/, .claude/state/, memory/) and in
+~/.claude/cairn/, and nothing is kept in the plugin's data directory but caches.
 
 This directory is a plugin and a marketplace that lists it. Install it with
 

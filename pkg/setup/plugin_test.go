@@ -2,13 +2,14 @@ package setup
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 )
 
 // hooksJSON is hooks/hooks.json as Claude Code reads it.
 type hooksJSON struct {
 	Hooks map[string][]struct {
-		Matcher string `json:"matcher"`
+		Matcher *string `json:"matcher"`
 		Hooks   []struct {
 			Type    string    `json:"type"`
 			Command string    `json:"command"`
@@ -19,7 +20,7 @@ type hooksJSON struct {
 }
 
 // The plugin's hooks.json wires every row of hookSpecs once, in exec form (args present), from
-// the plugin's bin/, with a real .exe on Windows.
+// the plugin's bin/, with a real .exe on Windows, under an empty matcher — PreToolUse under none.
 func TestPluginHooks(t *testing.T) {
 	for goos, suffix := range map[string]string{"linux": "", "darwin": "", "windows": ".exe"} {
 		data, err := pluginHooks(goos)
@@ -48,13 +49,19 @@ func TestPluginHooks(t *testing.T) {
 			g := groups[0]
 			hd := g.Hooks[0]
 			want := "${CLAUDE_PLUGIN_ROOT}/bin/" + spec.binary + suffix
-			if g.Matcher != "" || hd.Type != "command" || hd.Command != want || hd.Args == nil || len(*hd.Args) != 0 || hd.Timeout != spec.timeout {
-				t.Errorf("%s: %s handler %+v (matcher %q), want exec form running %s, timeout %d", goos, spec.event, hd, g.Matcher, want, spec.timeout)
+			if (g.Matcher == nil) != spec.noMatcher || g.Matcher != nil && *g.Matcher != "" {
+				t.Errorf("%s: %s's matcher %v; want none: %v, else empty", goos, spec.event, g.Matcher, spec.noMatcher)
+			}
+			if hd.Type != "command" || hd.Command != want || hd.Args == nil || len(*hd.Args) != 0 || hd.Timeout != spec.timeout {
+				t.Errorf("%s: %s handler %+v, want exec form running %s, timeout %d", goos, spec.event, hd, want, spec.timeout)
 			}
 			if !isPluginHookCommand(hd.Command, spec.binary) {
 				t.Errorf("isPluginHookCommand(%q, %q) = false", hd.Command, spec.binary)
 			}
 		}
+	}
+	if !slices.ContainsFunc(hookSpecs, func(s hookSpec) bool { return s.event == "PreToolUse" && s.binary == "pretooluse" && s.noMatcher }) {
+		t.Errorf("no PreToolUse hook without a matcher in hookSpecs")
 	}
 	if isPluginHookCommand("/abs/bin/precompact", "precompact") || isPluginHookCommand("${CLAUDE_PLUGIN_ROOT}/bin/precompact", "sessionend") {
 		t.Errorf("isPluginHookCommand accepts a command that is not the plugin's binary")

@@ -8,6 +8,7 @@ package stores
 
 import (
 	"github.com/cairn-hooks/cairn/pkg/checkpoint/catalog"
+	"github.com/cairn-hooks/cairn/pkg/claims"
 	"github.com/cairn-hooks/cairn/pkg/parking"
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/registry"
@@ -25,18 +26,21 @@ type Stores struct {
 	Parked   *parking.Store       // the parked items, read and written through Context
 	Registry *registry.Registry   // .claude/state/session.json and its event log
 	Timeline *timeline.Log        // memory/timeline.jsonl, which Catalog writes through too
+	Claims   *claims.Store        // the checkout's file claims, which ask Registry who is live
 }
 
 // Open returns the handles on p's files, none of them read yet.
 func Open(p *project.Project) *Stores {
 	ctx := sessionfile.Open(p)
 	log := timeline.Open(p)
+	reg := registry.Open(p)
 	return &Stores{
 		Catalog:  catalog.Open(p, log),
 		Runs:     runstate.Open(p),
 		Context:  ctx,
 		Parked:   parking.Open(p, ctx),
-		Registry: registry.Open(p),
+		Registry: reg,
 		Timeline: log,
+		Claims:   claims.Open(p, reg),
 	}
 }

@@ -14,7 +14,8 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
 
-// File is the timeline, relative to the project root.
+// File is the timeline, relative to the root that holds the project's knowledge (a repository's
+// main checkout: project.Project's Shared), where every checkout of the repository appends.
 const File = "memory/timeline.jsonl"
 
 // Event names. Readers must accept names they do not know: the list grows.
@@ -33,6 +34,7 @@ type Event struct {
 	Event      string // SessionStart, Compaction or SessionEnd
 	Session    string
 	Branch     string
+	Worktree   string // the linked worktree it happened in; "" in the main checkout
 	Source     string // SessionStart's source
 	Trigger    string // PreCompact's trigger
 	Reason     string // SessionEnd's reason
@@ -48,6 +50,7 @@ func (e Event) appendJSON(dst []byte) []byte {
 	o.Str("event", e.Event)
 	o.StrOmitEmpty("session", e.Session)
 	o.StrOmitEmpty("branch", e.Branch)
+	o.StrOmitEmpty("worktree", e.Worktree)
 	o.StrOmitEmpty("source", e.Source)
 	o.StrOmitEmpty("trigger", e.Trigger)
 	o.StrOmitEmpty("reason", e.Reason)
@@ -61,21 +64,31 @@ func (e Event) appendJSON(dst []byte) []byte {
 // an append reads nothing of the file (safefile's Append looks at its last bytes alone, to cut a
 // torn record), so the handle holds no content: it is the one place a process's timeline lines
 // are written from, opened from the world and passed down — the checkpoint catalog writes its
-// compaction, hand-off and pruning lines through the same handle.
+// compaction, hand-off and pruning lines through the same handle. The timeline is knowledge the
+// checkouts of a repository share: it lives under the world's Shared root, and a line written
+// from a linked worktree names it.
 type Log struct {
-	root  string
-	files safefile.Writer
+	root     string
+	worktree string
+	files    safefile.Writer
 }
 
-// Open returns the handle on p's timeline.
-func Open(p *project.Project) *Log { return OpenAt(p.Root, p.Files) }
+// Open returns the handle on p's timeline: under p.Shared(), its lines naming p.Worktree().
+func Open(p *project.Project) *Log {
+	return &Log{root: p.Shared(), worktree: p.Worktree(), files: p.Files}
+}
 
-// OpenAt is Open for the project at root written through files.
+// OpenAt is the handle on the timeline of the project at root, written through files, from its
+// main checkout: for a reader or writer outside a hook's world (tests, the bench's fixtures).
 func OpenAt(root string, files safefile.Writer) *Log { return &Log{root: root, files: files} }
 
 // Append appends ev as one JSON line to memory/timeline.jsonl, under the file's lock, without an
-// fsync (safefile.NoSync): the timeline tells a story; it is not state.
+// fsync (safefile.NoSync): the timeline tells a story; it is not state. An event that names no
+// worktree is given the handle's.
 func (l *Log) Append(ev Event) error {
+	if ev.Worktree == "" {
+		ev.Worktree = l.worktree
+	}
 	return l.files.Append(filepath.Join(l.root, File), append(ev.appendJSON(nil), '\n'), 0o644, safefile.NoSync)
 }
 
@@ -93,10 +106,10 @@ func Parse(line []byte) (ev Event, ok bool) {
 	// One pass over the object (a Get per field would parse it once per field); the first
 	// occurrence of a key wins, as Get's would.
 	var ts string
-	var seen uint8
+	var seen uint16
 	doc.ForEach(func(k, v gjson.Result) bool {
 		var dst *string
-		var bit uint8
+		var bit uint16
 		switch k.Str {
 		case "ts":
 			dst, bit = &ts, 1
@@ -114,6 +127,8 @@ func Parse(line []byte) (ev Event, ok bool) {
 			dst, bit = &ev.Reason, 64
 		case "checkpoint":
 			dst, bit = &ev.Checkpoint, 128
+		case "worktree":
+			dst, bit = &ev.Worktree, 256
 		default:
 			return true
 		}

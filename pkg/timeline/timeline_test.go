@@ -55,6 +55,7 @@ func TestLineMatchesEncodingJSON(t *testing.T) {
 		Event      string `json:"event"`
 		Session    string `json:"session,omitempty"`
 		Branch     string `json:"branch,omitempty"`
+		Worktree   string `json:"worktree,omitempty"`
 		Source     string `json:"source,omitempty"`
 		Trigger    string `json:"trigger,omitempty"`
 		Reason     string `json:"reason,omitempty"`
@@ -67,8 +68,9 @@ func TestLineMatchesEncodingJSON(t *testing.T) {
 		{Event: SessionEnd, Reason: "clear\n\xff"},
 		{Event: SessionStart, Source: "startup", Session: "\u2028"},
 		{Event: Pruned, Checkpoint: "memory/x.md", Compaction: "s1/auto/42", Note: "retention <30>"},
+		{Event: SessionStart, Session: "s2", Branch: "feat", Worktree: "wt-feat", Source: "startup"},
 	} {
-		want, _ := json.Marshal(plain{e.Time.UTC().Format(time.RFC3339), e.Event, e.Session, e.Branch, e.Source, e.Trigger, e.Reason, e.Checkpoint, e.Compaction, e.Note})
+		want, _ := json.Marshal(plain{e.Time.UTC().Format(time.RFC3339), e.Event, e.Session, e.Branch, e.Worktree, e.Source, e.Trigger, e.Reason, e.Checkpoint, e.Compaction, e.Note})
 		if got := e.appendJSON(nil); string(got) != string(want) {
 			t.Errorf("%s\nwant\n%s", got, want)
 		}
@@ -78,7 +80,7 @@ func TestLineMatchesEncodingJSON(t *testing.T) {
 // Parse reads back what Append writes, and refuses what is not an event.
 func TestParseRoundTrip(t *testing.T) {
 	e := Event{Time: time.Date(2026, 4, 18, 21, 30, 0, 0, time.UTC), Event: Compaction, Session: "s<1>", Branch: "feat/&x",
-		Trigger: "auto", Checkpoint: "memory/x \"y\".md"}
+		Worktree: "wt", Trigger: "auto", Checkpoint: "memory/x \"y\".md"}
 	got, ok := Parse(e.appendJSON(nil))
 	if !ok || got != e {
 		t.Fatalf("got %+v, %v; want %+v", got, ok, e)

@@ -74,6 +74,20 @@ func LastUserPrompts(path string, n int) ([]string, error) {
 	return defaultLimits.lastUserPrompts(path, n)
 }
 
+// LastPrompt returns the last prompt the user typed (as LastUserPrompts reads prompts), looking
+// at the last maxBytes of the transcript at most: "" when there is none within them. For a hook
+// that asks what another session is working on before an edit, whose cost must not grow with
+// that session's transcript.
+func LastPrompt(path string, maxBytes int64) (string, error) {
+	lim := defaultLimits
+	lim.maxBackScan = min(lim.maxBackScan, max(maxBytes, 1))
+	out, err := lim.lastUserPrompts(path, 1)
+	if len(out) == 0 {
+		return "", err
+	}
+	return out[0], err
+}
+
 // EditedFilesSinceBoundary returns the files that Edit, Write, MultiEdit and NotebookEdit tool
 // uses named (file_path, notebook_path) after the last compaction boundary, or in the whole
 // transcript when there is none: de-duplicated, most recently edited first, at most 4096.

@@ -510,3 +510,22 @@ func TestFileOneReadingBack(t *testing.T) {
 		t.Errorf("Size %d is not the opened transcript's", f.Size())
 	}
 }
+
+// LastPrompt reads no further back than it is told: a prompt behind more than maxBytes of other
+// lines is not found, and costs no more than that to miss.
+func TestLastPromptBounded(t *testing.T) {
+	lines := []string{prompt("an old request"), prompt("the last request")}
+	for i := 0; i < 400; i++ {
+		lines = append(lines, asst(fmt.Sprintf("m%d", i), "", textBlock(strings.Repeat("x", 1000))))
+	}
+	path := writeLines(t, lines...)
+	if got, err := LastPrompt(path, 4<<20); err != nil || got != "the last request" {
+		t.Fatalf("within the bound: %q %v", got, err)
+	}
+	if got, err := LastPrompt(path, 64<<10); err != nil || got != "" {
+		t.Fatalf("beyond the bound: %q %v", got, err)
+	}
+	if got, err := LastPrompt(filepath.Join(t.TempDir(), "none.jsonl"), 1<<20); err != nil || got != "" {
+		t.Fatalf("no transcript: %q %v", got, err)
+	}
+}

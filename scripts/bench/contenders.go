@@ -2,11 +2,14 @@ package main
 
 import (
 	"embed"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/cairn-hooks/cairn/pkg/project"
 )
 
 //go:embed alternatives
@@ -56,6 +59,8 @@ type contender struct {
 	env   []string
 	state *snapshot
 	fresh bool // restore state with the bench session's activity set to now (see freshActivity)
+	// fix, when set, gives a file's content at restore time (see snapshot.restore): freshClaims.
+	fix func(path string, data []byte) []byte
 	// pair names the cairn contender an alternative is compared with.
 	pair   string
 	budget budget
@@ -103,6 +108,17 @@ func (f *fixture) contenders(s *sizeFiles, st *states) []*contender {
 	compactSummary := "<analysis>\nThe user asked for the lexer and the parser; " + strings.Repeat("analysis ", 100) + "\n</analysis>\n\n<summary>\n" +
 		strings.Repeat("1. Primary request: refactor the lexer's state into a struct, keep the tests green, wire src/parser/parser.go to it.\n", 50) + "</summary>"
 	upsBudget := budget{ratio: 1.3, rss: true}
+	// What PreToolUse receives before a tool call: the tool's name and its input.
+	tool := func(name, key, value string) []byte {
+		in, _ := json.Marshal(map[string]string{key: value})
+		p := payload("PreToolUse", sid, f.proj, s.T, "permission_mode", "default", "tool_name", name)
+		return append(p[:len(p)-1], []byte(`,"tool_input":`+string(in)+`,"tool_use_id":"toolu_bench"}`)...)
+	}
+	realProj := f.proj
+	if r, err := filepath.EvalSymlinks(f.proj); err == nil {
+		realProj = r // claims are keyed by the checkout's real path (package claims)
+	}
+	claimsDir := filepath.Join(f.conf, "cairn", "claims", project.Slug(realProj))
 	cliEnv := []string{"CLAUDE_CODE_SESSION_ID=" + sid}
 
 	// Warnings on stderr are allowed (a 200 MB transcript with thousands of edited files makes
@@ -254,6 +270,17 @@ func (f *fixture) contenders(s *sizeFiles, st *states) []*contender {
 			stdin: ups(request), state: st.room, fresh: true, budget: upsBudget, check: writes(true, contains("cairn parked"))},
 		{key: "ups-broadcast", name: "userpromptsubmit: answer + 3 unseen broadcasts", kind: kindCairn, argv: []string{bin("userpromptsubmit")},
 			stdin: ups(answer), state: st.unseen, fresh: true, budget: upsBudget, check: writes(true, contains("Unseen 3"))},
+		{key: "pretooluse-tool", name: "pretooluse: a tool that edits no file (Bash)", kind: kindCairn, argv: []string{bin("pretooluse")},
+			stdin: tool("Bash", "command", "go test ./..."), state: st.claims, budget: upsBudget, check: writes(false, empty)},
+		{key: "pretooluse-claim-8", name: "pretooluse: an edit, claims the file (8 sessions, no claims)", kind: kindCairn, argv: []string{bin("pretooluse")},
+			stdin: tool("Edit", "file_path", filepath.Join(f.proj, "src/fresh.go")), state: st.standard, budget: upsBudget, check: writes(true, empty)},
+		{key: "pretooluse-claim", name: "pretooluse: an edit, claims the file (200 sessions, 2,000 claims)", kind: kindCairn, argv: []string{bin("pretooluse")},
+			stdin: tool("Edit", "file_path", filepath.Join(f.proj, "src/fresh.go")), state: st.claims, budget: upsBudget, check: writes(true, empty)},
+		{key: "pretooluse-again", name: "pretooluse: an edit of a file it claimed a minute ago", kind: kindCairn, argv: []string{bin("pretooluse")},
+			stdin: tool("Write", "file_path", filepath.Join(f.proj, ownFile)), state: st.claims, fix: freshClaims(claimsDir, sid, f.holder), budget: upsBudget, check: writes(false, empty)},
+		{key: "pretooluse-conflict", name: "pretooluse: an edit of a file another live session claims (warns)", kind: kindCairn, argv: []string{bin("pretooluse")},
+			stdin: tool("Edit", "file_path", filepath.Join(f.proj, conflictFile)), state: st.claims, fix: freshClaims(claimsDir, sid, f.holder), budget: hookBudget2,
+			check: writes(true, contains("cairn: another live Claude Code session"))},
 		{key: "resume", name: "cairn session resume", kind: kindCairn, argv: []string{bin("cairn"), "session", "resume"}, env: cliEnv,
 			state: st.standard, budget: budget{ratio: 2}, check: writes(false, contains("## Session Pending"))},
 		{key: "archive", name: "cairn session archive (a legacy item)", kind: kindCairn, argv: []string{bin("cairn"), "session", "archive", f.archiveTarget}, env: cliEnv,

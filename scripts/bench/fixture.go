@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-hooks/cairn/pkg/claims"
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/registry"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
@@ -43,6 +44,7 @@ type fixture struct {
 	generatedSizes    map[string]*sizeFiles
 	transcriptSeconds float64
 	python, node      string // the interpreters, resolved (see resolveInterpreters)
+	holder            string // the live session whose claim the claims state holds (claims)
 }
 
 // Session ids.
@@ -477,7 +479,18 @@ type states struct {
 	// 29 days, most of them ended (by SessionEnd, or as orphans when the next one registered), as
 	// about seven sessions a day leave it within the 30-day keep.
 	sessions200 *snapshot
+	// claims: sessions200 with 2,000 file claims of its past sessions, a live claim of another
+	// session on conflictFile (whose transcript, 2 MiB, holds its user's requests) and the bench
+	// session's own claim on ownFile: the state PreToolUse runs in.
+	claims *snapshot
 }
+
+// Files of the claims state (states.claims).
+const (
+	claimFiles   = 2000
+	conflictFile = "src/parser/lexer.go"  // claimed by the fixture's holder, live
+	ownFile      = "src/parser/parser.go" // claimed by the bench session
+)
 
 // statesFor builds the states for one size, from the base snapshot.
 func (f *fixture) statesFor(s *sizeFiles) (*states, error) {
@@ -610,7 +623,50 @@ func (f *fixture) statesFor(s *sizeFiles) (*states, error) {
 	if st.sessions200, err = takeSnapshot(roots...); err != nil {
 		return nil, err
 	}
+
+	// claims: on top of sessions200.
+	if err := f.claims(); err != nil {
+		return nil, err
+	}
+	if st.claims, err = takeSnapshot(roots...); err != nil {
+		return nil, err
+	}
 	return st, nil
+}
+
+// claims records the claims of the claims state through package claims itself, at the fixture's
+// clock: 2,000 paths claimed by the registry's past sessions, conflictFile by another session the
+// registry holds as active (f.holder, with a transcript of its own) and ownFile by the bench
+// session.
+func (f *fixture) claims() error {
+	world := &project.Project{Root: f.proj, Config: f.conf, Files: safefile.Disk{Roots: []string{f.proj}},
+		Now: func() time.Time { return f.now }, Warn: func(string, ...any) {}}
+	ss, err := registry.Open(world).Sessions()
+	if err != nil || len(ss) == 0 {
+		return fmt.Errorf("claims: the registry: %d sessions, %v", len(ss), err)
+	}
+	for _, s := range ss {
+		if s.Status == registry.StatusActive && s.ID != benchSession && f.holder == "" {
+			f.holder = s.ID
+		}
+	}
+	if f.holder == "" {
+		return fmt.Errorf("claims: no other active session in the registry")
+	}
+	store := claims.Open(world, registry.Open(world))
+	for i := 0; i < claimFiles; i++ {
+		if _, err := store.Record(ss[i%len(ss)].ID, fmt.Sprintf("pkg/gen/file%04d.go", i)); err != nil {
+			return err
+		}
+	}
+	for sid, rel := range map[string]string{f.holder: conflictFile, benchSession: ownFile} {
+		if _, err := store.Record(sid, rel); err != nil {
+			return err
+		}
+	}
+	tr := filepath.Join(f.conf, "projects", project.Slug(f.proj), f.holder+".jsonl")
+	_, err = transcripttest.WriteFile(tr, transcripttest.Options{Size: 2 << 20, Seed: 11, Root: f.proj})
+	return err
 }
 
 // registryCap is the most sessions the registry keeps (pkg/registry's maxSessions).

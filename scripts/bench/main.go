@@ -102,7 +102,7 @@ func main() {
 	quick := flag.Bool("quick", false, "a quick look: -n 10 -rss 2 -sizes 1MB unless given")
 	rss := flag.Int("rss", 5, "extra rounds under GNU time for peak RSS")
 	base := flag.String("base", "", "directory with the binaries of another build (before a change): each cairn contender also runs from there, in the same rounds, as \"before\"")
-	bin := flag.String("bin", "", "directory with prebuilt binaries: precompact, sessionstart, sessionend, userpromptsubmit, cairn, floor (default: build them)")
+	bin := flag.String("bin", "", "directory with prebuilt binaries: precompact, sessionstart, sessionend, userpromptsubmit, pretooluse, cairn, floor (default: build them)")
 	dir := flag.String("dir", "", "directory for the fixture (default: the system's temp dir); put it on the disk users' projects live on: hooks fsync")
 	keep := flag.Bool("keep", false, "keep the fixture directory")
 	only := flag.String("only", "", "only contenders whose key matches this regexp (the floor always runs)")
@@ -194,7 +194,7 @@ func run(o options) error {
 	if bin, err = filepath.Abs(bin); err != nil {
 		return err
 	}
-	for _, name := range []string{"precompact", "sessionstart", "sessionend", "userpromptsubmit", "cairn", "floor"} {
+	for _, name := range []string{"precompact", "sessionstart", "sessionend", "userpromptsubmit", "pretooluse", "cairn", "floor"} {
 		if _, err := os.Stat(filepath.Join(bin, name)); err != nil {
 			return fmt.Errorf("binary %s: %v", name, err)
 		}

@@ -52,7 +52,7 @@ func (f *fixture) exec(c *contender, wrap []string) (result, error) {
 // prepare restores the contender's state before a run, and writes the restore back to disk
 // (settle), untimed.
 func (f *fixture) prepare(c *contender) error {
-	var fix func(string, []byte) []byte
+	fix := c.fix
 	if c.fresh {
 		fix = freshActivity(filepath.Join(f.proj, ".claude/state/session.json"), benchSession)
 	}

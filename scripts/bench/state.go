@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -188,6 +189,31 @@ func freshActivity(path, sid string) func(string, []byte) []byte {
 		}
 		now := time.Now().UTC().Truncate(time.Second).Format(time.RFC3339)
 		return re.ReplaceAll(data, []byte("${1}"+now+"${3}"))
+	}
+}
+
+// freshClaims returns a restore fix that moves the claims of sessions sids, in the claim files
+// under dir, to now: since and last touch a minute ago, so that a PreToolUse run meets them live
+// and fresh, as it does a moment after they were made, however long after the fixture was built
+// it runs (a claim counts for 30 minutes). The other claims are left as they are.
+func freshClaims(dir string, sids ...string) func(string, []byte) []byte {
+	return func(p string, data []byte) []byte {
+		if filepath.Dir(p) != dir || !strings.HasPrefix(filepath.Base(p), "p-") {
+			return data
+		}
+		lines := strings.Split(string(data), "\n")
+		t := time.Now().Add(-time.Minute).UTC().Truncate(time.Second).Format(time.RFC3339)
+		changed := false
+		for i, l := range lines {
+			f := strings.Fields(l)
+			if i > 0 && len(f) == 4 && slices.Contains(sids, f[3]) {
+				lines[i], changed = strings.Join([]string{t, t, f[2], f[3]}, " "), true
+			}
+		}
+		if !changed {
+			return data
+		}
+		return []byte(strings.Join(lines, "\n"))
 	}
 }
 

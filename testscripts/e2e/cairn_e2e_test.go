@@ -3,7 +3,7 @@
 package e2e
 
 // End-to-end scenarios with the real cairn: install.sh builds and wires the
-// five hooks into a throwaway git project, and a real Claude Code (see
+// six hooks into a throwaway git project, and a real Claude Code (see
 // FINDINGS.md) talks to the loopback mock. Each test checks what reached the
 // model's requests, what cairn wrote on disk, that no cairn hook reported an
 // error (transcript attachments, .claude/state/cairn.log) and that
@@ -144,7 +144,7 @@ func newCairnProject(t *testing.T) *cairnProject {
 		t.Fatalf("install.sh --project %s: %v\n%s", p.Dir, err, out)
 	}
 	t.Logf("install.sh --project: %v\n%s", time.Since(start).Round(time.Millisecond), bytes.TrimSpace(out))
-	for _, b := range []string{"cairn", "sessionstart", "userpromptsubmit", "precompact", "postcompact", "sessionend"} {
+	for _, b := range []string{"cairn", "sessionstart", "userpromptsubmit", "precompact", "postcompact", "sessionend", "pretooluse"} {
 		if _, err := os.Stat(filepath.Join(c.Bin, b)); err != nil {
 			t.Fatalf("install.sh did not install %s: %v", b, err)
 		}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -437,4 +438,130 @@ func (w *worker) run(m *machine, n int) {
 			endedBySessionEnd = true
 		}
 	}
+}
+
+// TestConcurrentClaims runs 8 sessions' PreToolUse hooks at once, each editing files from one
+// small pool again and again, so that most edits meet another session's claim on the same file,
+// and checks that no claim is lost or torn: every file a session edited holds that session's
+// claim, every claim file parses whole, every session's list names each file it claimed once and
+// nothing else, and every hook run kept the contract (exit 0, its own stderr, one PreToolUse
+// object or nothing; never a permission decision).
+func TestConcurrentClaims(t *testing.T) {
+	smoke(t)
+	const procs, files = 8, 6
+	edits := envInt("CAIRN_RELIABILITY_OPS", 200, 40, 5)
+	m := newMachine(t)
+	sessions := make([]string, procs)
+	for i := range sessions {
+		sessions[i] = fmt.Sprintf("claim-w%d-%s", i, strings.Repeat("y", 8))
+		m.hook("sessionstart", payload("SessionStart", map[string]any{"session_id": sessions[i], "cwd": m.proj, "source": "startup"}))
+	}
+	edited := make([]map[string]bool, procs)
+	warned := make([]int, procs)
+	var failures []string
+	var mu sync.Mutex
+	began := time.Now()
+	var wg sync.WaitGroup
+	for i := range sessions {
+		edited[i] = map[string]bool{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(i)+1, 7))
+			for n := 0; n < edits; n++ {
+				rel := fmt.Sprintf("src/f%d.go", rng.IntN(files))
+				tool := []string{"Edit", "Write", "MultiEdit"}[rng.IntN(3)]
+				r := m.run(spec{name: "pretooluse", stdin: bytes.NewReader(payload("PreToolUse", map[string]any{
+					"session_id": sessions[i], "cwd": m.proj, "tool_name": tool,
+					"tool_input": map[string]any{"file_path": filepath.Join(m.proj, filepath.FromSlash(rel))},
+				}))})
+				edited[i][rel] = true
+				p := hookProblem(r)
+				if p == "" && (strings.Contains(r.stderr, "error") || strings.Contains(r.stderr, "warning") || strings.Contains(r.stdout, "permissionDecision")) {
+					p = "a problem reported, or a permission decision taken"
+				}
+				if strings.Contains(r.stdout, "additionalContext") {
+					warned[i]++
+				}
+				if p != "" {
+					mu.Lock()
+					failures = append(failures, fmt.Sprintf("%s: %s %v", sessions[i], p, r))
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(began)
+	for _, f := range failures {
+		t.Error(f)
+	}
+
+	dirs, _ := filepath.Glob(filepath.Join(m.config, "cairn", "claims", "*"))
+	if len(dirs) != 1 {
+		t.Fatalf("claims directories: %v", dirs)
+	}
+	held := map[string]map[string]bool{} // path → sessions holding it
+	names, _ := os.ReadDir(dirs[0])
+	for _, e := range names {
+		data, err := os.ReadFile(filepath.Join(dirs[0], e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+		switch {
+		case strings.HasPrefix(e.Name(), "p-"):
+			path, ok := strings.CutPrefix(lines[0], "path ")
+			if !ok || !strings.HasSuffix(string(data), "\n") {
+				t.Errorf("TORN: claim file %s:\n%s", e.Name(), data)
+				continue
+			}
+			held[path] = map[string]bool{}
+			for _, l := range lines[1:] {
+				f := strings.Fields(l)
+				if len(f) != 4 {
+					t.Errorf("TORN: claim file %s, line %q", e.Name(), l)
+					continue
+				}
+				held[path][f[3]] = true
+			}
+		case strings.HasPrefix(e.Name(), "s-"):
+			sid := strings.TrimPrefix(e.Name(), "s-")
+			i := slices.Index(sessions, sid)
+			if i < 0 {
+				t.Errorf("a list of an unknown session: %s", e.Name())
+				continue
+			}
+			seen := map[string]bool{}
+			for _, l := range lines {
+				if seen[l] || !edited[i][l] {
+					t.Errorf("%s's list: %q listed twice or never edited\n%s", sid, l, data)
+				}
+				seen[l] = true
+			}
+			if len(seen) != len(edited[i]) {
+				t.Errorf("LOST: %s's list names %d files, it edited %d", sid, len(seen), len(edited[i]))
+			}
+		default:
+			t.Errorf("stray file in the claims directory: %s", e.Name())
+		}
+	}
+	claimsHeld, told := 0, 0
+	for i, sid := range sessions {
+		told += warned[i]
+		for rel := range edited[i] {
+			claimsHeld++
+			if !held[rel][sid] {
+				t.Errorf("LOST: %s's claim on %s", sid, rel)
+			}
+		}
+	}
+	if told == 0 {
+		t.Errorf("no edit was told of another session's claim, with %d sessions on %d files", procs, files)
+	}
+	held2 := fmt.Sprintf("every one of the %d claims made is in its file, no claim file torn, every session's list exact; %d edits told of another session's claim; no permission decision", claimsHeld, told)
+	if t.Failed() {
+		held2 = "FAILED: see the test log"
+	}
+	record("TestConcurrentClaims", fmt.Sprintf("%d sessions' PreToolUse at once × %d edits on a pool of %d files; %v on %d cores", procs, edits, files, elapsed.Round(time.Second), numCPU()), procs*edits, held2)
 }

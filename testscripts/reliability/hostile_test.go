@@ -158,6 +158,8 @@ func basePayload(m *machine, name string, tr string) map[string]any {
 		f["reason"] = "clear"
 	case "userpromptsubmit":
 		f["prompt"] = "ok"
+	case "pretooluse":
+		f["tool_name"], f["tool_input"] = "Edit", map[string]any{"file_path": filepath.Join(m.proj, "src", "a.go"), "old_string": "x", "new_string": "y"}
 	}
 	return f
 }

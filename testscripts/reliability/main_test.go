@@ -419,10 +419,11 @@ var hookEvents = map[string]string{
 	"sessionstart":     "SessionStart",
 	"sessionend":       "SessionEnd",
 	"userpromptsubmit": "UserPromptSubmit",
+	"pretooluse":       "PreToolUse",
 }
 
 // hooks lists the hook binaries, in a fixed order.
-var hooks = []string{"precompact", "postcompact", "sessionstart", "sessionend", "userpromptsubmit"}
+var hooks = []string{"precompact", "postcompact", "sessionstart", "sessionend", "userpromptsubmit", "pretooluse"}
 
 // checkHook checks a finished hook against the hook contract (docs/DESIGN.md, Facts about Claude
 // Code, and Invariants): exit 0; stderr only lines of its own; nothing on stdout for PreCompact
@@ -548,10 +549,11 @@ func snapshot(t testing.TB, dirs ...string) tree {
 			if d.IsDir() && d.Name() == "cairn" && filepath.Base(filepath.Dir(p)) == ".claude" {
 				return nil // <config>/cairn itself: made for the records below; what else it holds is walked
 			}
-			if d.IsDir() && (d.Name() == "runs" || d.Name() == "parked" || d.Name() == "repairs") && filepath.Base(filepath.Dir(p)) == "cairn" {
-				// <config>/cairn/runs, parked and repairs: cairn's records of the runs started, the
-				// items parked and the repairs made on this machine (docs/RELIABILITY.md, the trust
-				// boundary), the one place outside the project it writes to on purpose.
+			if d.IsDir() && (d.Name() == "runs" || d.Name() == "parked" || d.Name() == "repairs" || d.Name() == "claims") && filepath.Base(filepath.Dir(p)) == "cairn" {
+				// <config>/cairn/runs, parked, repairs and claims: cairn's records of the runs
+				// started, the items parked, the repairs made and the files being edited on this
+				// machine (docs/RELIABILITY.md, the trust boundary), the one place outside the
+				// project it writes to on purpose.
 				return filepath.SkipDir
 			}
 			fi, err := os.Lstat(p)

@@ -81,7 +81,7 @@ func (x *Catalog) Auto(in AutoInput) (saved checkpoint.Saved, written bool, err 
 			saved = checkpoint.SavedAt(root, p)
 		} else {
 			var err error
-			if saved, err = checkpoint.Save(files, root, autoEntry(in, trigger)); err != nil {
+			if saved, err = checkpoint.Save(files, root, autoEntry(in, trigger, x.worktree)); err != nil {
 				return Entry{}, false, nil, err
 			}
 			written = true
@@ -127,15 +127,16 @@ func eventOf(root, path string) (string, bool) {
 	return checkpoint.ReadFrontmatter(fm).Event, true
 }
 
-func autoEntry(in AutoInput, trigger string) checkpoint.Entry {
+func autoEntry(in AutoInput, trigger, worktree string) checkpoint.Entry {
 	e := checkpoint.Entry{
-		Title:  "before-" + trigger + "-compaction",
-		Status: checkpoint.StatusAuto,
-		Kind:   checkpoint.KindAuto,
-		Branch: in.Branch,
-		Time:   in.Now,
-		Files:  in.FilesEdited,
-		Event:  in.Event,
+		Worktree: worktree,
+		Title:    "before-" + trigger + "-compaction",
+		Status:   checkpoint.StatusAuto,
+		Kind:     checkpoint.KindAuto,
+		Branch:   in.Branch,
+		Time:     in.Now,
+		Files:    in.FilesEdited,
+		Event:    in.Event,
 	}
 	if !in.Started.IsZero() && !in.Now.Before(in.Started) {
 		e.Duration, e.HasDuration = in.Now.Sub(in.Started), true

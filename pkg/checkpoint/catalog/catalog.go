@@ -225,20 +225,26 @@ func offsets(offs []int64) []byte {
 // Auto and Handoff leave it holding what they wrote under the lock — so that a flow that asks it
 // several questions and adds a checkpoint reads the file once. Pass it down; do not open a second.
 type Catalog struct {
-	root    string
-	files   safefile.Writer
-	warn    func(format string, args ...any)
-	dryRun  bool
-	log     *timeline.Log // where its compaction, hand-off and pruning lines go
-	entries []Entry
-	read    bool
+	root     string // the root that holds the project's knowledge (project.Project's Shared)
+	worktree string // the linked worktree this process works in, which the records it writes name
+	files    safefile.Writer
+	warn     func(format string, args ...any)
+	dryRun   bool
+	log      *timeline.Log // where its compaction, hand-off and pruning lines go
+	entries  []Entry
+	read     bool
 }
 
-// Open returns the handle on p's catalog, which writes its timeline lines through log (the
-// process's handle on the timeline). It reads nothing until asked.
+// Open returns the handle on p's catalog, which lives with the checkpoints it lists under the root
+// that holds the project's knowledge (a linked worktree's is its main checkout's: p.Shared), and
+// writes its timeline lines through log (the process's handle on the timeline). It reads nothing
+// until asked.
 func Open(p *project.Project, log *timeline.Log) *Catalog {
-	return &Catalog{root: p.Root, files: p.Files, warn: p.Warn, dryRun: p.DryRun, log: log}
+	return &Catalog{root: p.Shared(), worktree: p.Worktree(), files: p.Files, warn: p.Warn, dryRun: p.DryRun, log: log}
 }
+
+// Root is the root the catalog and its checkpoints live under: entries' paths are relative to it.
+func (x *Catalog) Root() string { return x.root }
 
 // Entries returns the catalog's entries, oldest first. A missing catalog reads as empty. One that
 // cannot be read — not a regular file, too large, a link, not a JSON array — is cairn's to
@@ -484,7 +490,8 @@ func readHead(root, path string, n int64) ([]byte, int64, error) {
 // the append — the one loss this log exists to prevent. Pruning is rare (a checkpoint past the
 // thirtieth of its branch and kind, usually one per compaction or session end), so the fsync it
 // costs is rare too.
-func prune(files safefile.Writer, root string, log *timeline.Log, now time.Time, session string, drop []Entry, why string) error {
+func (x *Catalog) prune(now time.Time, session string, drop []Entry, why string) error {
+	files, root, log := x.files, x.root, x.log
 	type doomed struct {
 		c    Entry
 		note string
@@ -524,7 +531,7 @@ func prune(files safefile.Writer, root string, log *timeline.Log, now time.Time,
 	for _, d := range list {
 		c := d.c
 		if err := log.Append(timeline.Event{
-			Time: now, Event: timeline.Pruned, Session: session, Branch: c.Branch, Checkpoint: c.File, Compaction: c.Event, Note: d.note,
+			Time: now, Event: timeline.Pruned, Session: session, Branch: c.Branch, Worktree: x.worktree, Checkpoint: c.File, Compaction: c.Event, Note: d.note,
 		}); err != nil {
 			errs = append(errs, err)
 			continue // not logged: not removed
@@ -574,12 +581,12 @@ func (x *Catalog) writeCataloged(now time.Time, session string, write func(cat [
 			cat = slices.DeleteFunc(cat, func(e Entry) bool {
 				return slices.ContainsFunc(remove, func(r Entry) bool { return r.File == e.File })
 			})
-			errs = append(errs, prune(files, root, x.log, now, session, remove, "replaced by this session's newer hand-off"))
+			errs = append(errs, x.prune(now, session, remove, "replaced by this session's newer hand-off"))
 		}
 		if ok {
 			cat = add(cat, c)
 			keep, drop := retain(cat, now)
-			errs = append(errs, prune(files, root, x.log, now, session, drop, retentionRule))
+			errs = append(errs, x.prune(now, session, drop, retentionRule))
 			cat = keep
 		}
 		pruneErr = errors.Join(errs...)

@@ -69,7 +69,7 @@ func (x *Catalog) Handoff(in HandoffInput) (checkpoint.Saved, error) {
 		// shares 1.5 s with every other SessionEnd hook, of which an fsync on a busy disk can take
 		// a real share (docs/BENCHMARKS.md). A power cut right after a session ends can cost its
 		// hand-off.
-		if saved, err = checkpoint.Save(files, root, handoffEntry(in), safefile.NoSync); err != nil {
+		if saved, err = checkpoint.Save(files, root, handoffEntry(in, x.worktree), safefile.NoSync); err != nil {
 			return Entry{}, false, nil, err
 		}
 		return Entry{
@@ -81,19 +81,19 @@ func (x *Catalog) Handoff(in HandoffInput) (checkpoint.Saved, error) {
 		return saved, err
 	}
 	errLog := x.log.Append(timeline.Event{
-		Time: in.Now, Event: timeline.Handoff, Session: in.SessionID, Branch: in.Branch, Reason: in.Reason, Checkpoint: saved.Rel,
+		Time: in.Now, Event: timeline.Handoff, Session: in.SessionID, Branch: in.Branch, Worktree: x.worktree, Reason: in.Reason, Checkpoint: saved.Rel,
 	})
 	return saved, errors.Join(err, errLog)
 }
 
-func handoffEntry(in HandoffInput) checkpoint.Entry {
+func handoffEntry(in HandoffInput, worktree string) checkpoint.Entry {
 	doing := plain.Field(in.Doing, maxDoingRunes)
 	title := "session-handoff"
 	if doing != "" {
 		title = "handoff " + doing
 	}
 	e := checkpoint.Entry{
-		Title: title, Status: statusHandoff, Kind: checkpoint.KindHandoff, Branch: in.Branch, Time: in.Now,
+		Title: title, Status: statusHandoff, Kind: checkpoint.KindHandoff, Branch: in.Branch, Worktree: worktree, Time: in.Now,
 		Files: in.Files, Session: in.SessionID,
 	}
 	if !in.Started.IsZero() && !in.Now.Before(in.Started) {

@@ -34,10 +34,10 @@ import (
 
 // Hook is one hook handler cairn registers for Event. It is written in exec form — "args" is
 // present, even when empty, so Claude Code spawns Command directly with no shell (an empty list
-// selects exec form, testscripts/e2e/FINDINGS.md) — unless Shell is set, and always under an
-// empty matcher, because cairn's binaries gate themselves on source and trigger (a matcher is not
-// to be relied on: docs/DESIGN.md, Facts about Claude Code). Timeout is in seconds; 0 leaves it
-// out.
+// selects exec form, testscripts/e2e/FINDINGS.md) — unless Shell is set, and under an empty
+// matcher, because cairn's binaries gate themselves on source, trigger and tool (a matcher is not
+// to be relied on: docs/DESIGN.md, Facts about Claude Code), or with none at all when NoMatcher
+// is set. Timeout is in seconds; 0 leaves it out.
 type Hook struct {
 	Event   string
 	Command string
@@ -47,6 +47,9 @@ type Hook struct {
 	// must be a shell command (the path quoted). Clients before exec form (2.1.139) run every
 	// command so and ignore "args"; the caller decides by the client's version.
 	Shell bool
+	// NoMatcher writes the group without a "matcher": PreToolUse's, which Claude Code runs before
+	// every tool call and, from 2.1.288, fails closed when its matcher fails to match.
+	NoMatcher bool
 }
 
 // RuleMode says what Install does with cairn's Bash permission rule.
@@ -382,6 +385,9 @@ func hookGroup(h Hook) obj {
 	}
 	if h.Timeout > 0 {
 		handler = append(handler, kv{"timeout", h.Timeout})
+	}
+	if h.NoMatcher {
+		return obj{{"hooks", []any{handler}}}
 	}
 	return obj{{"matcher", ""}, {"hooks", []any{handler}}}
 }

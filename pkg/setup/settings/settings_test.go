@@ -520,3 +520,52 @@ func TestMCPRules(t *testing.T) {
 		}
 	}
 }
+
+// A hook without a matcher (PreToolUse's) is written with none, reinstalled in place, read back
+// and removed like the others.
+func TestInstallNoMatcher(t *testing.T) {
+	p := Plan{Hooks: []Hook{{Event: "PreToolUse", Command: bin + "/pretooluse", Timeout: 5, NoMatcher: true}}}
+	want := `{
+  "hooks": {
+    "PreToolUse": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/p/.claude/cairn/bin/pretooluse",
+            "args": [],
+            "timeout": 5
+          }
+        ]
+      }
+    ]
+  }
+}
+`
+	owner := Owner{BinDirs: []string{bin}, Hooks: append(hooks[:len(hooks):len(hooks)], "pretooluse")}
+	mustInstall := func(t *testing.T, in string, p Plan) string {
+		out, err := Install([]byte(in), p, owner)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out)
+	}
+	got := mustInstall(t, "", p)
+	check(t, "install", got, want)
+	check(t, "reinstall", mustInstall(t, got, p), want)
+	// An earlier cairn's group, with an empty matcher, is replaced by one without.
+	old := strings.Replace(want, `      {
+        "hooks"`, `      {
+        "matcher": "",
+        "hooks"`, 1)
+	check(t, "upgrade", mustInstall(t, old, p), want)
+	es, err := Entries([]byte(got), owner)
+	if err != nil || len(es) != 1 || es[0].Event != "PreToolUse" || es[0].Matcher != "" || !es[0].Cairn || !es[0].Exec {
+		t.Fatalf("Entries = %+v, %v", es, err)
+	}
+	out, _, err := Uninstall([]byte(got), owner)
+	check(t, "uninstall", string(out), "{}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,325 @@
+package claims
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cairn-hooks/cairn/pkg/project/projecttest"
+	"github.com/cairn-hooks/cairn/pkg/registry"
+)
+
+var t0 = time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC)
+
+// world is a checkout with a registry, a config directory and a clock moved by hand.
+type world struct {
+	*projecttest.World
+	t   *testing.T
+	now time.Time
+}
+
+func newWorld(t *testing.T) *world {
+	root, conf := t.TempDir(), t.TempDir()
+	w := &world{t: t, now: t0}
+	w.World = projecttest.New(t, root, conf, t0)
+	w.Now = func() time.Time { return w.now }
+	return w
+}
+
+func (w *world) register(sids ...string) {
+	for _, sid := range sids {
+		if err := registry.Open(w.Project).Register(sid, "br-"+sid, w.now); err != nil {
+			w.t.Fatal(err)
+		}
+	}
+}
+
+func (w *world) record(sid, rel string) Outcome {
+	w.t.Helper()
+	out, err := Open(w.Project, registry.Open(w.Project)).Record(sid, rel)
+	if err != nil {
+		w.t.Fatalf("Record(%s, %s): %v", sid, rel, err)
+	}
+	return out
+}
+
+func (w *world) claimsOn(rel string) []Claim {
+	s := Open(w.Project, registry.Open(w.Project))
+	data, _ := os.ReadFile(s.pathFile(rel))
+	p, held := parse(data)
+	if len(held) > 0 && p != rel {
+		w.t.Fatalf("%s holds %q", s.pathFile(rel), p)
+	}
+	return held
+}
+
+func others(o Outcome) []string {
+	var out []string
+	for _, c := range o.Others {
+		out = append(out, c.Session)
+	}
+	return out
+}
+
+// A first claim writes the path's file and the session's list; edits in a burst read and write
+// nothing more; a touch older than refreshAfter is rewritten, its start kept.
+func TestRecordClaimsAndRefreshes(t *testing.T) {
+	w := newWorld(t)
+	w.register("aaaa")
+	if o := w.record("aaaa", "src/a.go"); !o.Wrote || len(o.Others) != 0 {
+		t.Fatalf("first claim: %+v", o)
+	}
+	w.now = w.now.Add(refreshAfter - time.Second)
+	if o := w.record("aaaa", "src/a.go"); o.Wrote {
+		t.Fatalf("a fresh claim rewritten: %+v", o)
+	}
+	w.now = w.now.Add(2 * time.Second)
+	if o := w.record("aaaa", "src/a.go"); !o.Wrote {
+		t.Fatalf("a claim past refreshAfter not touched: %+v", o)
+	}
+	held := w.claimsOn("src/a.go")
+	if len(held) != 1 || !held[0].Since.Equal(t0) || !held[0].Touched.Equal(w.now) || !held[0].Warned.IsZero() {
+		t.Fatalf("claims: %+v", held)
+	}
+	if got := Open(w.Project, registry.Open(w.Project)).Paths("aaaa", 10); !slices.Equal(got, []string{"src/a.go"}) {
+		t.Fatalf("the session's paths: %q (listed once)", got)
+	}
+	// Ended, then resumed: its list starts anew with the path it edits again.
+	if err := Open(w.Project, registry.Open(w.Project)).End("aaaa"); err != nil {
+		t.Fatal(err)
+	}
+	w.now = w.now.Add(refreshAfter)
+	w.record("aaaa", "src/a.go")
+	if got := Open(w.Project, registry.Open(w.Project)).Paths("aaaa", 10); !slices.Equal(got, []string{"src/a.go"}) {
+		t.Fatalf("the resumed session's paths: %q", got)
+	}
+}
+
+// Another live session's claim is reported once, until that session edits the path again; an
+// ended, unregistered or stale one is not, and a rewrite drops the ended one's line.
+func TestRecordReportsLiveOthers(t *testing.T) {
+	w := newWorld(t)
+	w.register("aaaa", "bbbb")
+	w.record("aaaa", "src/a.go")
+	w.now = w.now.Add(time.Minute)
+	o := w.record("bbbb", "src/a.go")
+	if got := others(o); !slices.Equal(got, []string{"aaaa"}) || o.Sessions["aaaa"].Branch != "br-aaaa" || !o.Others[0].Since.Equal(t0) {
+		t.Fatalf("b's first edit: %+v", o)
+	}
+	if o := w.record("bbbb", "src/a.go"); len(o.Others) != 0 || o.Wrote {
+		t.Fatalf("b told twice of the same claim: %+v", o)
+	}
+	w.now = w.now.Add(refreshAfter + time.Second)
+	w.record("aaaa", "src/a.go") // a edits again: a fresh touch
+	w.now = w.now.Add(time.Second)
+	if got := others(w.record("bbbb", "src/a.go")); !slices.Equal(got, []string{"aaaa"}) {
+		t.Fatalf("a's new edit not reported: %q", got)
+	}
+
+	// a ends: its claim stops counting, and b's next rewrite drops its line.
+	if err := registry.Open(w.Project).End("aaaa", w.now); err != nil {
+		t.Fatal(err)
+	}
+	if err := Open(w.Project, registry.Open(w.Project)).End("aaaa"); err != nil {
+		t.Fatal(err)
+	}
+	if got := Open(w.Project, registry.Open(w.Project)).Paths("aaaa", 10); got != nil {
+		t.Fatalf("an ended session's paths: %q", got)
+	}
+	w.now = w.now.Add(refreshAfter + time.Second)
+	if o := w.record("bbbb", "src/a.go"); len(o.Others) != 0 || !o.Wrote {
+		t.Fatalf("after a ended: %+v", o)
+	}
+	if held := w.claimsOn("src/a.go"); len(held) != 1 || held[0].Session != "bbbb" {
+		t.Fatalf("a's line kept: %+v", held)
+	}
+
+	// A session the registry does not hold, and one past the TTL, do not count.
+	w.record("cccc", "src/c.go") // never registered
+	if o := w.record("bbbb", "src/c.go"); len(o.Others) != 0 {
+		t.Fatalf("an unregistered session counted: %+v", o)
+	}
+	w.register("dddd")
+	w.record("dddd", "src/d.go")
+	w.now = w.now.Add(TTL)
+	w.register("dddd") // still active, but its claim is past the TTL
+	if o := w.record("bbbb", "src/d.go"); len(o.Others) != 0 {
+		t.Fatalf("a claim past the TTL counted: %+v", o)
+	}
+}
+
+// A path's file that is not cairn's — garbage, an older layout, a directory — reads as no claim
+// and is rewritten whole.
+func TestRecordSurvivesGarbage(t *testing.T) {
+	w := newWorld(t)
+	w.register("aaaa", "bbbb")
+	s := Open(w.Project, registry.Open(w.Project))
+	os.MkdirAll(s.Dir(), 0o700)
+	for _, junk := range []string{"", "\x00\xff", "path src/a.go\nnot a line\n2026 x - bbbb\n", strings.Repeat("x", maxFile+1)} {
+		os.WriteFile(s.pathFile("src/a.go"), []byte(junk), 0o600)
+		if o := w.record("aaaa", "src/a.go"); len(o.Others) != 0 || !o.Wrote {
+			t.Fatalf("garbage %.20q: %+v", junk, o)
+		}
+		if held := w.claimsOn("src/a.go"); len(held) != 1 || held[0].Session != "aaaa" {
+			t.Fatalf("garbage %.20q: %+v", junk, held)
+		}
+		os.Remove(s.pathFile("src/a.go"))
+	}
+	// A file of another path under the same name (a hash collision) is taken over.
+	os.WriteFile(s.pathFile("src/a.go"), format("other.go", []Claim{{Session: "bbbb", Since: t0, Touched: t0}}), 0o600)
+	if o := w.record("aaaa", "src/a.go"); len(o.Others) != 0 {
+		t.Fatalf("another path's claim reported: %+v", o)
+	}
+	// Ids that cannot name a file or a field are not recorded.
+	for _, sid := range []string{"", "../x", "a b", "a\tb", ".hidden"} {
+		if o, err := s.Record(sid, "src/a.go"); err != nil || o.Wrote {
+			t.Errorf("session %q: %+v %v", sid, o, err)
+		}
+	}
+}
+
+// Without a config directory nothing is claimed or read.
+func TestNoConfigDirectory(t *testing.T) {
+	w := newWorld(t)
+	w.Config = ""
+	s := Open(w.Project, registry.Open(w.Project))
+	if o, err := s.Record("aaaa", "a.go"); err != nil || o.Wrote || s.Paths("aaaa", 5) != nil || s.End("aaaa") != nil {
+		t.Fatalf("%+v %v", o, err)
+	}
+}
+
+func TestRel(t *testing.T) {
+	w := newWorld(t)
+	s := Open(w.Project, registry.Open(w.Project))
+	root := w.Root
+	link := filepath.Join(t.TempDir(), "alias")
+	if err := os.Symlink(root, link); err != nil {
+		t.Fatal(err)
+	}
+	for in, want := range map[string]string{
+		filepath.Join(root, "src", "a.go"):             "src/a.go",
+		filepath.Join(root, "src", "..", "b.go"):       "b.go",
+		"src/c.go":                                     "sub/src/c.go", // relative to the cwd below
+		filepath.Join(link, "d.go"):                    "",             // through another name: outside
+		filepath.Join(root, "..", "elsewhere", "e.go"): "",
+		root:              "",
+		"/etc/passwd":     "",
+		root + "/x\ny.go": "",
+	} {
+		got, ok := s.Rel(in, filepath.Join(root, "sub"))
+		if got != want || ok != (want != "") {
+			t.Errorf("Rel(%q) = %q %v, want %q", in, got, ok, want)
+		}
+	}
+	// A checkout reached through a link claims what Claude Code names by the real path too.
+	w.Root = link
+	if got, ok := Open(w.Project, registry.Open(w.Project)).Rel(filepath.Join(root, "f.go"), ""); !ok || got != "f.go" {
+		t.Errorf("through the link: %q %v", got, ok)
+	}
+}
+
+// Paths reads the session's list from its end: most recent first, each path once, at most max.
+func TestPaths(t *testing.T) {
+	w := newWorld(t)
+	w.register("aaaa")
+	for i := 0; i < 5; i++ {
+		w.record("aaaa", fmt.Sprintf("f%d.go", i))
+	}
+	s := Open(w.Project, registry.Open(w.Project))
+	os.WriteFile(s.listFile("aaaa"), append(readFile(t, s.listFile("aaaa")), "f1.go\n"...), 0o600) // claimed again after its line dropped
+	if got := s.Paths("aaaa", 3); !slices.Equal(got, []string{"f1.go", "f4.go", "f3.go"}) {
+		t.Fatalf("Paths = %q", got)
+	}
+	if got := s.Paths("unknown", 3); got != nil {
+		t.Fatalf("an unknown session's paths: %q", got)
+	}
+}
+
+func readFile(t *testing.T, p string) []byte {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// Live lists the live claims; Sweep removes what can no longer count, and nothing that can.
+func TestLiveAndSweep(t *testing.T) {
+	w := newWorld(t)
+	w.register("aaaa", "bbbb", "gone")
+	w.record("gone", "old.go")
+	w.now = w.now.Add(TTL + time.Minute)
+	w.register("aaaa", "bbbb")
+	w.record("aaaa", "a.go")
+	w.record("bbbb", "a.go")
+	w.now = w.now.Add(time.Minute)
+	w.record("bbbb", "b.go")
+	live, sessions, err := Open(w.Project, registry.Open(w.Project)).Live()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range live {
+		got = append(got, c.Session+":"+c.Path)
+	}
+	if !slices.Equal(got, []string{"bbbb:b.go", "aaaa:a.go", "bbbb:a.go"}) || sessions["bbbb"].Branch != "br-bbbb" {
+		t.Fatalf("Live = %q", got)
+	}
+
+	s := Open(w.Project, registry.Open(w.Project))
+	if err := registry.Open(w.Project).End("gone", w.now); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{s.pathFile("a.go"), s.pathFile("b.go"), s.listFile("bbbb")} {
+		os.Chtimes(f, w.now, w.now) // written just now, on the test's clock
+	}
+	old := w.now.Add(-TTL - time.Minute)
+	os.Chtimes(s.pathFile("old.go"), old, old)
+	os.Chtimes(s.listFile("gone"), old, old)
+	os.Chtimes(s.listFile("aaaa"), old, old) // an old list of a live session stays
+	if err := s.Sweep(); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]bool{s.pathFile("old.go"): false, s.listFile("gone"): false, s.listFile("aaaa"): true, s.pathFile("a.go"): true} {
+		if _, err := os.Stat(name); (err == nil) != want {
+			t.Errorf("%s: exists %v, want %v", filepath.Base(name), err == nil, want)
+		}
+	}
+}
+
+// Many sessions claiming one path at once, each in its own process's place (a fresh handle),
+// lose no claim and tear no file.
+func TestConcurrentClaimsLoseNothing(t *testing.T) {
+	w := newWorld(t)
+	const n = maxHolders
+	var sids []string
+	for i := 0; i < n; i++ {
+		sids = append(sids, fmt.Sprintf("s%02d", i))
+	}
+	w.register(sids...)
+	var wg sync.WaitGroup
+	for _, sid := range sids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := Open(w.Project, registry.Open(w.Project)).Record(sid, "hot.go"); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	held := w.claimsOn("hot.go")
+	if len(held) != n {
+		t.Fatalf("%d claims of %d", len(held), n)
+	}
+	for _, sid := range sids {
+		if got := Open(w.Project, registry.Open(w.Project)).Paths(sid, 5); !slices.Equal(got, []string{"hot.go"}) {
+			t.Errorf("%s's list: %q", sid, got)
+		}
+	}
+}
