@@ -31,6 +31,7 @@ package compaction
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
@@ -112,7 +113,7 @@ func Record(p *project.Project, st *stores.Stores, in Input) error {
 	if !p.DryRun && done(p, st, id, r) {
 		return nil // a repeat of a compaction recorded whole: nothing would change
 	}
-	f := gather(p, in, id)
+	f := gather(p, st, in, id)
 	var errs []error
 	if err := refreshWhiteboard(p, st.Runs, in, f, r); err != nil {
 		errs = append(errs, err)
@@ -166,7 +167,16 @@ type facts struct {
 	record    checkpoint.Record
 }
 
-func gather(p *project.Project, in Input, id catalog.CompactionID) facts {
+// editScan bounds how far back from the transcript's end a compaction looks for the files edited
+// since the last boundary when the session's claims (PreToolUse's record, pkg/claims) can name
+// those further back: the same bound as the commands' (4 MiB), so that a compaction costs the
+// same whatever was written since the last one. Without claims the whole stretch is read.
+const editScan = 4 << 20
+
+// maxClaimed bounds the claimed paths a compaction reads.
+const maxClaimed = 4096
+
+func gather(p *project.Project, st *stores.Stores, in Input, id catalog.CompactionID) facts {
 	f := facts{id: id, at: p.Now(), branch: p.Branch()}
 	var all []tasks.Task
 	if p.Config != "" && in.SessionID != "" {
@@ -177,11 +187,19 @@ func gather(p *project.Project, in Input, id catalog.CompactionID) facts {
 		all = ts
 	}
 	if in.Transcript != nil {
-		tr, err := in.Transcript.ForCompaction(p.Root, promptsInCheckpoint, len(all) == 0)
+		claimed := st.Claims.Paths(in.SessionID, maxClaimed)
+		var bound int64
+		if len(claimed) > 0 {
+			bound = editScan
+		}
+		tr, err := in.Transcript.ForCompaction(p.Root, promptsInCheckpoint, len(all) == 0, bound)
 		if err != nil {
 			p.Warn("%v", err)
 		}
 		f.edited, f.prompts, f.promptsAt = tr.Edited, tr.Prompts, tr.At
+		if tr.EditsCut {
+			f.edited = appendNew(f.edited, beyondBound(st, in.SessionID, claimed, tr.Size-bound)...)
+		}
 		f.record = catalog.NewRecord(tr.Activity, tr.LastText, tr.Prompts)
 		for _, td := range tr.Todos {
 			all = append(all, tasks.Task{ID: td.ID, Subject: td.Subject, Status: td.Status})
@@ -189,6 +207,43 @@ func gather(p *project.Project, in Input, id catalog.CompactionID) facts {
 	}
 	f.open, f.completed = tasks.Open(all), tasks.Completed(all)
 	return f
+}
+
+// beyondBound is what lies before the bounded read of the transcript (which began at offset
+// window) among the files edited since the last compaction, from what the session recorded
+// apart from the transcript: its previous automatic checkpoint's files and its claims (PreToolUse's
+// record of each file it edited, most recent first). A compaction's records all precede its
+// boundary (PreCompact, and SessionStart's late record, run before Claude Code writes it:
+// testscripts/e2e/FINDINGS.md), so a previous record inside the window was taken for this very
+// compaction (PreCompact fires several times) after the last boundary, and its files are this
+// stretch's too; one before the window belongs to the compaction before, whose files the claims
+// are then read without. A path edited before that compaction and again since, further back than
+// the window, is the one this cannot tell.
+func beyondBound(st *stores.Stores, sid string, claimed []string, window int64) []string {
+	c, ok := st.Catalog.Latest(checkpoint.KindAuto, sid, "")
+	if !ok || sid == "" {
+		return claimed
+	}
+	data, err := safefile.ReadHead(st.Catalog.Root(), c.Path(st.Catalog.Root()), checkpoint.MaxRead)
+	if err != nil {
+		return claimed
+	}
+	fm, _ := checkpoint.SplitLoose(data)
+	recorded := checkpoint.ReadFrontmatter(fm).Files
+	if id, ok := catalog.ParseCompactionID(c.Event); ok && id.Size >= window {
+		return recorded
+	}
+	return slices.DeleteFunc(slices.Clone(claimed), func(path string) bool { return slices.Contains(recorded, path) })
+}
+
+// appendNew appends to list the items of more it does not hold yet.
+func appendNew(list []string, more ...string) []string {
+	for _, m := range more {
+		if !slices.Contains(list, m) {
+			list = append(list, m)
+		}
+	}
+	return list
 }
 
 // taskLines labels open tasks, in progress first (tasks.Open's order).

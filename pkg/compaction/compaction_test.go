@@ -10,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-hooks/cairn/pkg/checkpoint/catalog"
+	"github.com/cairn-hooks/cairn/pkg/claims"
 	"github.com/cairn-hooks/cairn/pkg/project/projecttest"
+	"github.com/cairn-hooks/cairn/pkg/registry"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 	"github.com/cairn-hooks/cairn/pkg/sessionfile"
 	"github.com/cairn-hooks/cairn/pkg/stores"
@@ -235,5 +238,80 @@ func TestRecordKeepsWhereThePromptsAre(t *testing.T) {
 	want := []int64{int64(len(lines[0]) + len(lines[1]) + 2), 0}
 	if len(cat) != 1 || !slices.Equal(cat[0].PromptsAt, want) {
 		t.Fatalf("catalog %+v, want prompts at %v", cat, want)
+	}
+}
+
+// A session whose claims name the files it edited (PreToolUse's record) has its compaction read
+// no further back than editScan for them: what the bounded read cannot see, the claims add —
+// less what the compaction before recorded, or, when the previous record was taken inside the
+// window (PreCompact firing again for this compaction), that record's files. The files come out
+// as a read of the whole stretch gives them.
+func TestRecordBoundedByClaims(t *testing.T) {
+	root, config := t.TempDir(), t.TempDir()
+	tr := filepath.Join(t.TempDir(), "s.jsonl")
+	line := func(s string) string { return s + "\n" }
+	edit := func(path string) string {
+		return line(`{"type":"assistant","message":{"id":"m` + path + `","role":"assistant","content":[{"type":"tool_use","id":"t","name":"Edit","input":{"file_path":"` + root + "/" + path + `"}}]}}`)
+	}
+	var b strings.Builder
+	b.WriteString(edit("old.go")) // before the last compaction: not since it
+	b.WriteString(line(`{"type":"system","subtype":"compact_boundary"}`))
+	b.WriteString(edit("early.go"))
+	b.WriteString(edit("unclaimed.go")) // edited with no claim: a session before cairn's PreToolUse
+	filler := line(`{"type":"assistant","message":{"id":"f","role":"assistant","content":[{"type":"text","text":"` + strings.Repeat("x", 64<<10) + `"}]}}`)
+	for b.Len() < editScan+(1<<20) {
+		b.WriteString(filler)
+	}
+	b.WriteString(edit("late.go"))
+	os.WriteFile(tr, []byte(b.String()), 0o644)
+	t0 := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	w := projecttest.New(t, root, config, t0)
+	reg := registry.Open(w.Project)
+	if err := reg.Register("s", "main", t0); err != nil {
+		t.Fatal(err)
+	}
+	st := stores.Open(w.Project)
+	// The compaction before recorded old.go (its record precedes the boundary).
+	if _, _, err := st.Catalog.Auto(catalog.AutoInput{SessionID: "s", Trigger: "auto", Event: "s/auto/10", Now: t0.Add(-time.Hour), FilesEdited: []string{"old.go"}}); err != nil {
+		t.Fatal(err)
+	}
+	files := func() string {
+		data, _ := os.ReadFile(sessionfile.Path(root))
+		return string(data)
+	}
+	for _, p := range []string{"old.go", "early.go", "late.go"} {
+		if _, err := claims.Open(w.Project, registry.Open(w.Project)).Record("s", p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := Record(w.Project, stores.Open(w.Project), Input{SessionID: "s", Transcript: transcript.Open(tr), Trigger: "auto"}); err != nil {
+		t.Fatal(err)
+	}
+	got := files()
+	if !strings.Contains(got, "late.go") || !strings.Contains(got, "early.go") || strings.Contains(got, "old.go") {
+		t.Fatalf("with claims, the files since the last compaction:\n%s", got)
+	}
+	// The read stopped at the bound: an edit further back that no claim names is not seen — the
+	// claims are trusted for that stretch — where a session without claims reads the whole of it.
+	if strings.Contains(got, "unclaimed.go") {
+		t.Fatalf("the compaction read past the bound:\n%s", got)
+	}
+	other := projecttest.New(t, t.TempDir(), t.TempDir(), t0)
+	if err := Record(other.Project, stores.Open(other.Project), Input{SessionID: "s", Transcript: transcript.Open(tr), Trigger: "auto"}); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(sessionfile.Path(other.Root)); !strings.Contains(string(data), "unclaimed.go") {
+		t.Fatalf("without claims, the whole stretch:\n%s", data)
+	}
+	// PreCompact fires again for the same compaction, the transcript a line longer: the record just
+	// taken lies inside the window, and its files are this stretch's.
+	f, _ := os.OpenFile(tr, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(line(`{"type":"user","message":{"role":"user","content":"more"}}`))
+	f.Close()
+	if err := Record(w.Project, stores.Open(w.Project), Input{SessionID: "s", Transcript: transcript.Open(tr), Trigger: "manual"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := files(); !strings.Contains(got, "late.go") || !strings.Contains(got, "early.go") || strings.Contains(got, "old.go") {
+		t.Fatalf("a repeat inside the window:\n%s", got)
 	}
 }

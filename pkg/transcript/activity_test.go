@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -42,7 +43,7 @@ func TestForCompactionActivity(t *testing.T) {
 		bashResult("t3", "<tool_use_error>Error: Permission to use Bash with command rm -rf / has been denied.</tool_use_error>", true),
 		bashUse("t4", "sleep 100"), // no result yet: the compaction came first
 	)
-	c, err := Open(path).ForCompaction("/home/me/proj", 3, false)
+	c, err := Open(path).ForCompaction("/home/me/proj", 3, false, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func TestActivityBounds(t *testing.T) {
 		id := "ok" + itoa(i)
 		lines = append(lines, bashUse(id, "echo "+itoa(i)), bashResult(id, itoa(i), false))
 	}
-	c, err := Open(writeLines(t, lines...)).ForCompaction("", 1, false)
+	c, err := Open(writeLines(t, lines...)).ForCompaction("", 1, false, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +124,7 @@ func TestActivityWindow(t *testing.T) {
 		lines = append(lines, filler)
 	}
 	lines = append(lines, bashUse("new", "make new"), bashResult("new", "", false))
-	c, err := Open(writeLines(t, lines...)).ForCompaction("/p", 1, false)
+	c, err := Open(writeLines(t, lines...)).ForCompaction("/p", 1, false, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +171,7 @@ func TestActivityDecisions(t *testing.T) {
 		bashUse("t1", "grep -r decided ."), bashResult("t1", "notes.md: we decided nothing", false),
 		prompt("ok"),
 	)
-	c, err := Open(path).ForCompaction("", 1, false)
+	c, err := Open(path).ForCompaction("", 1, false, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,5 +279,35 @@ func TestMayDecideAdmitsEveryForm(t *testing.T) {
 	}
 	if mayDecide([]byte(`{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Write","input":{"content":"We decided to keep SQLite."}}]}}`)) {
 		t.Error("mayDecide lets through a tool use")
+	}
+}
+
+// With a bound, ForCompaction looks for the files edited since the last boundary in the last
+// bound bytes only, and says when the boundary lay further back (EditsCut): a compaction whose
+// session's claims name the files further back reads the same few MiB whatever was written since
+// the last compaction. Without one, or when the boundary is within it, the answer is the whole
+// stretch's, as before.
+func TestForCompactionBound(t *testing.T) {
+	edit := func(path string) string {
+		return asst("m-"+path, "", toolUseBlock("Edit", `{"file_path":"/p/`+path+`"}`))
+	}
+	filler := asst("big", "", textBlock(strings.Repeat("x", 64<<10)))
+	lines := []string{compactBoundary, compactSummary, edit("early.go")}
+	for range 40 {
+		lines = append(lines, filler)
+	}
+	lines = append(lines, edit("late.go"))
+	path := writeLines(t, lines...)
+	whole, err := Open(path).ForCompaction("/p", 1, false, 0)
+	if err != nil || whole.EditsCut || !slices.Equal(whole.Edited, []string{"late.go", "early.go"}) {
+		t.Fatalf("without a bound: %q cut=%v %v", whole.Edited, whole.EditsCut, err)
+	}
+	cut, err := Open(path).ForCompaction("/p", 1, false, 256<<10)
+	if err != nil || !cut.EditsCut || !slices.Equal(cut.Edited, []string{"late.go"}) {
+		t.Fatalf("bounded at 256 KiB: %q cut=%v %v", cut.Edited, cut.EditsCut, err)
+	}
+	near, err := Open(path).ForCompaction("/p", 1, false, 64<<20)
+	if err != nil || near.EditsCut || !slices.Equal(near.Edited, whole.Edited) {
+		t.Fatalf("a bound past the boundary: %q cut=%v %v", near.Edited, near.EditsCut, err)
 	}
 }

@@ -203,7 +203,7 @@ func BenchmarkForCompaction(b *testing.B) {
 			b.SetBytes(f.truth.Size - f.truth.LastBoundary)
 			b.ReportAllocs()
 			for b.Loop() {
-				if c, err := Open(f.path).ForCompaction("/home/dev/project", 5, false); err != nil || len(c.Edited) != len(f.truth.Edited) {
+				if c, err := Open(f.path).ForCompaction("/home/dev/project", 5, false, 0); err != nil || len(c.Edited) != len(f.truth.Edited) {
 					b.Fatalf("%d files, %v", len(c.Edited), err)
 				}
 			}

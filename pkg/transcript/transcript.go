@@ -347,6 +347,7 @@ type segment struct {
 	since []string  // files edited at or after offset from, most recent first
 	tasks bool      // a task tool was used at or after from
 	act   *Activity // with act: the commands in the last maxActivityScan bytes of that stretch
+	cut   bool      // the budget ran out before offset from or the boundary: since is the latest only
 }
 
 // maxActivityScan bounds the stretch, from the end, in which a pass also reads the commands and
@@ -425,6 +426,7 @@ func (lim limits) sinceAt(r io.ReaderAt, size int64, root string, from, budget i
 	if act != nil {
 		seg.act = &act.act
 	}
+	seg.cut = s.stopped
 	return seg, s.err
 }
 
@@ -723,8 +725,11 @@ func isHarnessText(text string) bool {
 
 // Compaction is what a compaction's records take from the transcript.
 type Compaction struct {
-	Size     int64    // the transcript's length when it was opened
-	Edited   []string // EditedFilesSinceBoundary
+	Size   int64    // the transcript's length when it was opened
+	Edited []string // EditedFilesSinceBoundary
+	// EditsCut says that Edited is the files edited in the last bound bytes only (ForCompaction's
+	// bound): the stretch since the last boundary is longer.
+	EditsCut bool
 	Prompts  []string // LastUserPrompts
 	At       []int64  // the offsets of the prompts' lines (Words.At)
 	Todos    []Todo   // LastTodos, for sessions without task files
@@ -733,19 +738,21 @@ type Compaction struct {
 	LastText string   // LastAssistantText: Claude's last message
 }
 
-// ForCompaction opens the transcript once and reads, from its end, what a compaction records:
-// the files edited since the last boundary (paths inside root made relative to it), the last
-// n prompts and, when todos is true, the last TodoWrite list within 4 MiB of the end (nearTodos). A missing file gives a zero
+// ForCompaction reads, from the transcript's end, what a compaction records: the files edited
+// since the last boundary (paths inside root made relative to it) — no further back than bound
+// bytes when bound > 0, and then EditsCut says whether the boundary lay beyond — the commands and
+// decisions of the last 4 MiB, the last n prompts, Claude's last message and, when todos is
+// true, the last TodoWrite list within 4 MiB of the end (nearTodos). A missing file gives a zero
 // Compaction with Size -1 and no error.
-func (t *File) ForCompaction(root string, n int, todos bool) (Compaction, error) {
+func (t *File) ForCompaction(root string, n int, todos bool, bound int64) (Compaction, error) {
 	c := Compaction{Size: -1}
 	_, err := t.with(func(r io.ReaderAt, size int64) error {
 		c = Compaction{Size: size}
-		seg, err := defaultLimits.sinceAt(r, size, root, 0, 0, false, newActivityScan(r, defaultLimits))
+		seg, err := defaultLimits.sinceAt(r, size, root, 0, max(bound, 0), false, newActivityScan(r, defaultLimits))
 		if err != nil {
 			return err
 		}
-		c.Edited, c.Activity = seg.since, *seg.act
+		c.Edited, c.EditsCut, c.Activity = seg.since, seg.cut, *seg.act
 		if c.Prompts, c.At, _, err = defaultLimits.promptLinesAt(r, size, n, 0); err != nil {
 			return err
 		}

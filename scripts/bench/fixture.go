@@ -384,9 +384,10 @@ var raisedRe = regexp.MustCompile(`Raised: \d{4}-\d{2}-\d{2}`)
 // SessionEnd and the Python and Node hooks; C is T and one more line, the transcript of an
 // earlier compaction of the same session, which SessionStart(compact) reads.
 type sizeFiles struct {
-	label string
-	T, C  string
-	opts  transcripttest.Options
+	label  string
+	T, C   string
+	opts   transcripttest.Options
+	edited []string // the files T edits after its last boundary, relative to the project
 }
 
 // transcriptsFor generates the transcripts of one size.
@@ -406,6 +407,11 @@ func (f *fixture) transcriptsFor(sz sizeSpec) (*sizeFiles, error) {
 		return nil, err
 	}
 	f.transcriptSeconds += time.Since(start).Seconds()
+	for _, e := range truth.Edited {
+		if rel, err := filepath.Rel(f.proj, e); err == nil && !strings.HasPrefix(rel, "..") {
+			s.edited = append(s.edited, filepath.ToSlash(rel))
+		}
+	}
 	// C is T and one more line, so that the PreCompact recorded on C is another compaction
 	// than a PreCompact on T.
 	if err := copyFile(s.C, s.T); err != nil {
@@ -494,10 +500,19 @@ const (
 
 // statesFor builds the states for one size, from the base snapshot.
 func (f *fixture) statesFor(s *sizeFiles) (*states, error) {
-	st := &states{missed: f.base}
+	st := &states{}
 	roots := []string{f.proj, f.home}
 	restoreBase := func() error { _, err := f.base.restore(nil); return err }
 	if err := restoreBase(); err != nil {
+		return nil, err
+	}
+	// The bench session claimed each file it edited, as PreToolUse does before every edit: what
+	// a compaction reads instead of the whole stretch since the last one (package compaction).
+	if err := f.claimEdits(s); err != nil {
+		return nil, err
+	}
+	var err error
+	if st.missed, err = takeSnapshot(roots...); err != nil {
 		return nil, err
 	}
 	// PreCompact records C's length. Claude Code (2.1.332, testscripts/e2e/FINDINGS.md) runs
@@ -506,7 +521,6 @@ func (f *fixture) statesFor(s *sizeFiles) (*states, error) {
 	if _, err := f.hook("precompact", payload("PreCompact", benchSession, f.proj, s.C, "trigger", "auto", "custom_instructions", "null")); err != nil {
 		return nil, err
 	}
-	var err error
 	if st.standard, err = takeSnapshot(roots...); err != nil {
 		return nil, err
 	}
@@ -638,6 +652,23 @@ func (f *fixture) statesFor(s *sizeFiles) (*states, error) {
 // clock: 2,000 paths claimed by the registry's past sessions, conflictFile by another session the
 // registry holds as active (f.holder, with a transcript of its own) and ownFile by the bench
 // session.
+// claimEdits records the bench session's claims on the files s's transcript edits (PreToolUse's
+// record: the list a compaction reads).
+func (f *fixture) claimEdits(s *sizeFiles) error {
+	// A restore removes and makes directories again: the trees this process holds open are let go
+	// (safefile.Release), or a write would land in a directory that is gone.
+	safefile.Release()
+	world := &project.Project{Root: f.proj, Config: f.conf, Files: safefile.Disk{Roots: []string{f.proj}},
+		Now: func() time.Time { return f.now }, Warn: func(string, ...any) {}}
+	store := claims.Open(world, registry.Open(world))
+	for i := len(s.edited) - 1; i >= 0; i-- { // oldest first, as they were edited
+		if _, err := store.Record(benchSession, s.edited[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (f *fixture) claims() error {
 	world := &project.Project{Root: f.proj, Config: f.conf, Files: safefile.Disk{Roots: []string{f.proj}},
 		Now: func() time.Time { return f.now }, Warn: func(string, ...any) {}}
