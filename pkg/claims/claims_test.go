@@ -323,3 +323,26 @@ func TestConcurrentClaimsLoseNothing(t *testing.T) {
 		}
 	}
 }
+
+// A claim file reads back as written, and anything else reads without a panic as claims that
+// name a valid session.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(format("src/a.go", []Claim{{Session: "s1", Since: t0, Touched: t0, Warned: t0}, {Session: "s2", Since: t0, Touched: t0}})))
+	f.Add([]byte("path x\n2026-12-07T10:00:00Z 2026-12-07T10:00:00Z - ../x\n"))
+	f.Add([]byte("\x00path\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path, held := parse(data)
+		for _, c := range held {
+			if !validSession(c.Session) || c.Path != path {
+				t.Fatalf("%q read as %+v", data, c)
+			}
+		}
+		if strings.ContainsAny(path, "\n") {
+			return
+		}
+		p2, again := parse(format(path, held))
+		if p2 != path || len(again) != len(held) {
+			t.Fatalf("%q: %q %d, then %q %d", data, path, len(held), p2, len(again))
+		}
+	})
+}

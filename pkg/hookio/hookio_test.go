@@ -116,6 +116,7 @@ func FuzzReadPayload(f *testing.F) {
 	f.Add([]byte(`{"session_id":"s","cwd":"/x","custom_instructions":null}`))
 	f.Add([]byte(`{"a":[[[[[[[[]]]]]]]]}`))
 	f.Add([]byte("\xff\xfe{"))
+	f.Add([]byte(`{"tool_name":"NotebookEdit","tool_input":{"notebook_path":"/p/n.ipynb"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		raw, err := ReadPayload(bytes.NewReader(data), time.Second)
 		if err != nil {
@@ -125,6 +126,9 @@ func FuzzReadPayload(f *testing.F) {
 		ParseSessionStart(raw)
 		ParseSessionEnd(raw)
 		ParseUserPromptSubmit(raw)
+		if in := ParsePreToolUse(raw); in.FilePath != "" && !EditsFile(in.ToolName) {
+			t.Fatalf("a file path for %q, which edits none", in.ToolName)
+		}
 	})
 }
 
