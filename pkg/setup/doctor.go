@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/tidwall/gjson"
 
@@ -67,14 +66,10 @@ type HookLatency struct {
 
 type doctor struct {
 	ctx      context.Context
-	world    *project.Project
-	root     string
-	config   string // "" when unknown
-	env      project.Env
-	now      func() time.Time
-	self     string        // this cairn executable
-	plugins  []cairnPlugin // the cairn plugins Claude Code loads here (findPlugins)
-	client   client        // the Claude Code installed here, as far as doctor can tell without running it
+	world    *project.Project // the project checked, Claude Code's config directory ("" when unknown), the environment, the clock
+	self     string           // this cairn executable
+	plugins  []cairnPlugin    // the cairn plugins Claude Code loads here (findPlugins)
+	client   client           // the Claude Code installed here, as far as doctor can tell without running it
 	findings []Finding
 	latency  []HookLatency
 
@@ -127,10 +122,10 @@ func Doctor(ctx context.Context, p *project.Project, o DoctorOptions) Report {
 	if files == nil {
 		files = p.Files
 	}
-	d := &doctor{ctx: ctx, world: p, root: p.Root, config: p.Config, env: p.Env, now: p.Now, self: o.Self, fix: o.Fix, dryRun: o.DryRun, files: files}
-	d.add(statusOK, "cairn", "version %s at %s; project %s", version.String(), d.self, d.root)
-	d.client = doctorClient(d.env)
-	switch claude := lookPath(d.env, "claude", runtime.GOOS); {
+	d := &doctor{ctx: ctx, world: p, self: o.Self, fix: o.Fix, dryRun: o.DryRun, files: files}
+	d.add(statusOK, "cairn", "version %s at %s; project %s", version.String(), d.self, d.world.Root)
+	d.client = doctorClient(d.world.Env)
+	switch claude := lookPath(d.world.Env, "claude", runtime.GOOS); {
 	case d.client.known:
 		d.add(statusOK, "client", "%s (%s)", d.client, d.client.from)
 	case claude == "":
@@ -200,12 +195,12 @@ func installedVersion(path, name string) (string, error) {
 // managed settings are not cairn's to check.
 func (d *doctor) settingsFiles() []string {
 	var out []string
-	if d.config != "" {
-		out = append(out, filepath.Join(d.config, "settings.json"))
+	if d.world.Config != "" {
+		out = append(out, filepath.Join(d.world.Config, "settings.json"))
 	}
 	return append(out,
-		filepath.Join(d.root, ".claude", "settings.json"),
-		filepath.Join(d.root, ".claude", "settings.local.json"))
+		filepath.Join(d.world.Root, ".claude", "settings.json"),
+		filepath.Join(d.world.Root, ".claude", "settings.local.json"))
 }
 
 // owner recognises cairn's entries: binaries next to this cairn, or in any cairn/bin.
@@ -260,7 +255,7 @@ func (d *doctor) checkHooks() (cli string) {
 	for _, p := range d.plugins {
 		switch {
 		case p.root == "":
-			d.add(statusFail, "plugin", "%s: its directory is not found in %s: reinstall it with claude plugin install %s", p, filepath.Join(d.config, "plugins"), p.id)
+			d.add(statusFail, "plugin", "%s: its directory is not found in %s: reinstall it with claude plugin install %s", p, filepath.Join(d.world.Config, "plugins"), p.id)
 		case len(p.hooks) == 0:
 			d.add(statusFail, "plugin", "%s at %s wires none of cairn's hooks: rebuild it with cairn plugin build", p, p.root)
 		default:
@@ -326,7 +321,7 @@ func (d *doctor) checkHooks() (cli string) {
 			d.add(statusFail, check, "runs %s, which is cairn's %s hook, not %s: run cairn install", prog, name, spec.binary)
 			continue
 		}
-		v, err := installedVersion(filepath.FromSlash(expandProjectDir(prog, d.root)), spec.binary)
+		v, err := installedVersion(filepath.FromSlash(expandProjectDir(prog, d.world.Root)), spec.binary)
 		if err != nil {
 			d.add(statusFail, check, "%v (wired in %s): a hook that cannot start is silently skipped; reinstall with install.sh", err, w.file)
 			continue
@@ -407,10 +402,10 @@ func (d *doctor) checkPluginHook(check string, spec hookSpec, p cairnPlugin) (cl
 // skill wins over the project's of the same name (docs/DESIGN.md, Facts about Claude Code).
 func (d *doctor) checkSkills(cli string) {
 	var dirs []string
-	if d.config != "" {
-		dirs = append(dirs, filepath.Join(d.config, "skills"))
+	if d.world.Config != "" {
+		dirs = append(dirs, filepath.Join(d.world.Config, "skills"))
 	}
-	dirs = append(dirs, filepath.Join(d.root, ".claude", "skills"))
+	dirs = append(dirs, filepath.Join(d.world.Root, ".claude", "skills"))
 	for _, name := range skills.Names {
 		check := "skill /" + name
 		var path string
@@ -447,7 +442,7 @@ func (d *doctor) checkSkills(cli string) {
 // not run): a settings install from a bin directory this cairn does not know, such as go
 // install's, beside a plugin.
 func (d *doctor) runsCairnHook(e settings.Entry) bool {
-	prog := expandProjectDir(e.Executable(), d.root)
+	prog := expandProjectDir(e.Executable(), d.world.Root)
 	name := strings.TrimSuffix(filepath.Base(filepath.FromSlash(prog)), ".exe")
 	if !slices.Contains(hookNames(), name) || !filepath.IsAbs(filepath.FromSlash(prog)) {
 		return false
@@ -507,13 +502,13 @@ func (d *doctor) checkPluginSkill(check, name string, p cairnPlugin, path string
 // checkState checks the state files cairn reads: the parked items, the session registry and the
 // active run.
 func (d *doctor) checkState() {
-	store := parking.New(d.root, d.config, safefile.DryRun{Out: io.Discard, Roots: []string{d.root}}, d.now)
+	store := parking.New(d.world.Root, d.world.Config, safefile.DryRun{Out: io.Discard, Roots: []string{d.world.Root}}, d.world.Now)
 	items, err := store.List()
 	switch {
 	case err != nil:
 		d.add(statusFail, "parked items", "%v", err)
 	default:
-		today := d.now()
+		today := d.world.Now()
 		stale, expired := 0, 0
 		for _, it := range items {
 			switch age := it.Age(today); {
@@ -523,7 +518,7 @@ func (d *doctor) checkState() {
 				stale++
 			}
 		}
-		detail := fmt.Sprintf("%d open (%d stale, %d past %d days) in %s", len(items), stale, expired, parking.ExpireDays, sessionfile.Path(d.root))
+		detail := fmt.Sprintf("%d open (%d stale, %d past %d days) in %s", len(items), stale, expired, parking.ExpireDays, sessionfile.Path(d.world.Root))
 		switch {
 		case len(items) >= parking.MaxOpen:
 			d.add(statusWarn, "parked items", "%s: nothing more is parked until some are archived (/session archive)", detail)
@@ -543,7 +538,7 @@ func (d *doctor) checkState() {
 				active++
 			}
 		}
-		d.add(statusOK, "sessions", "%d recorded, %d active, in %s", len(ss), active, filepath.Join(d.root, registry.File))
+		d.add(statusOK, "sessions", "%d recorded, %d active, in %s", len(ss), active, filepath.Join(d.world.Root, registry.File))
 	}
 	if store := claims.Open(d.world, registry.Open(d.world)); store.Dir() != "" {
 		if live, _, err := store.Live(); err != nil {
@@ -553,7 +548,7 @@ func (d *doctor) checkState() {
 		}
 	}
 
-	r, err := runstate.Active(d.root)
+	r, err := runstate.Active(d.world.Root)
 	switch {
 	case errors.Is(err, runstate.ErrNoActive):
 		d.add(statusOK, "run", "no active run")
@@ -562,7 +557,7 @@ func (d *doctor) checkState() {
 		d.add(statusFail, "run", "%v: fix it or end the run with cairn run end", err)
 		return
 	}
-	data, _, err := safefile.ReadFile(d.root, r.StatePath(), maxConfig)
+	data, _, err := safefile.ReadFile(d.world.Root, r.StatePath(), maxConfig)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		d.add(statusWarn, "run", "%s/state.json is missing: cairn run set creates it", r.Rel)
@@ -571,7 +566,7 @@ func (d *doctor) checkState() {
 	default:
 		d.checkStateJSON(r, data)
 	}
-	mem, _, err := safefile.ReadFile(d.root, r.MemoryPath(), maxConfig)
+	mem, _, err := safefile.ReadFile(d.world.Root, r.MemoryPath(), maxConfig)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		d.add(statusWarn, "run", "%s/MEMORY.md is missing: the next PreCompact creates it", r.Rel)
@@ -617,11 +612,11 @@ func (d *doctor) checkStateJSON(r runstate.Run, data []byte) {
 // checkLatency reports what Claude Code recorded about cairn's hooks in this project's newest
 // transcripts: how often each ran, how long it took (durationMs), and how often it failed.
 func (d *doctor) checkLatency(cli string) {
-	if d.config == "" {
+	if d.world.Config == "" {
 		d.add(statusWarn, "latency", "no Claude config directory (neither CLAUDE_CONFIG_DIR nor HOME is set)")
 		return
 	}
-	dir := filepath.Join(d.config, "projects", project.Slug(d.root))
+	dir := filepath.Join(d.world.Config, "projects", project.Slug(d.world.Root))
 	paths, err := newestTranscripts(dir, recentTranscripts)
 	if err != nil {
 		d.add(statusWarn, "latency", "%s: %v", dir, err)

@@ -37,14 +37,14 @@ func (d *doctor) checkMCP() {
 	for _, p := range d.plugins {
 		where = append(where, "the "+p.String())
 	}
-	files := []string{filepath.Join(d.root, ".mcp.json")}
-	if f, err := project.ClaudeJSON(d.env); err == nil {
+	files := []string{filepath.Join(d.world.Root, ".mcp.json")}
+	if f, err := project.ClaudeJSON(d.world.Env); err == nil {
 		files = append(files, f)
 	}
 	var entries []settings.MCPEntry
 	inProject := false
 	for i, f := range files {
-		root := d.root
+		root := d.world.Root
 		if i > 0 {
 			root = filepath.Dir(f)
 		}
@@ -151,7 +151,7 @@ func (d *doctor) checkMCPHandshake() {
 		d.add(statusFail, check, "%v: install every binary with install.sh", err)
 		return
 	}
-	name, ver, tools, err := mcpHandshake(d.ctx, d.env, srv, d.root)
+	name, ver, tools, err := mcpHandshake(d.ctx, d.world.Env, srv, d.world.Root)
 	switch {
 	case err != nil:
 		d.add(statusFail, check, "%s: %v", srv, err)

@@ -23,7 +23,7 @@ import (
 // --fix --dry-run the change is printed as a diff after the report.
 func (d *doctor) checkMemoryIndex() {
 	const check = "memory index"
-	dirs := parking.LegacyDirs(d.config, d.root)
+	dirs := parking.LegacyDirs(d.world.Config, d.world.Root)
 	if len(dirs) == 0 {
 		return // no config directory: the latency check says so
 	}

@@ -74,14 +74,14 @@ func (d *doctor) enabledPlugins() (ids []string, where map[string]string) {
 // directory marketplace, the plugin's folder in it (where current clients read a directory
 // marketplace's plugin from; 2.1.100 read the copy at installPath).
 func (d *doctor) installedPluginDir(id string) string {
-	if d.config == "" {
+	if d.world.Config == "" {
 		return ""
 	}
-	plugins := filepath.Join(d.config, "plugins")
+	plugins := filepath.Join(d.world.Config, "plugins")
 	if data, _, err := safefile.ReadLoose(filepath.Join(plugins, "installed_plugins.json"), maxConfig); err == nil {
 		for _, e := range gjson.GetBytes(data, "plugins."+gjson.Escape(id)).Array() {
 			scope, proj := e.Get("scope").String(), e.Get("projectPath").String()
-			if p := e.Get("installPath").String(); p != "" && (scope == "user" || proj != "" && filepath.Clean(proj) == d.root) && isCairnPlugin(p) {
+			if p := e.Get("installPath").String(); p != "" && (scope == "user" || proj != "" && filepath.Clean(proj) == d.world.Root) && isCairnPlugin(p) {
 				return p
 			}
 		}
@@ -172,7 +172,7 @@ func (d *doctor) findPlugins() []cairnPlugin {
 
 // uninstallAdvice says how to remove cairn's settings-file wiring in file (removeAdvice).
 func (d *doctor) uninstallAdvice(file, prog string) string {
-	return removeAdvice(file, expandProjectDir(prog, d.root), d.config, d.root)
+	return removeAdvice(file, expandProjectDir(prog, d.world.Root), d.world.Config, d.world.Root)
 }
 
 // removeAdvice says how to remove the install whose hook binary prog is wired in file, the

@@ -16,7 +16,7 @@ const maxRepairsShown = 5
 // directory a clone committed broken, moved aside and rebuilt — from the warnings in
 // .claude/state/cairn.log, so that a repair that kept the hooks working is not a silent one.
 func (d *doctor) checkRepairs() {
-	data, err := safefile.ReadTail(d.root, filepath.Join(project.StateDir(d.root), "cairn.log"), 64<<10)
+	data, err := safefile.ReadTail(d.world.Root, filepath.Join(project.StateDir(d.world.Root), "cairn.log"), 64<<10)
 	if err != nil {
 		return
 	}

@@ -31,14 +31,14 @@ func (d *doctor) checkWorktrees() {
 	case r.Linked():
 		d.add(statusOK, "worktrees", "linked worktree %q of the repository whose main checkout is %s: %s%s", r.Worktree, r.Main, sharedRule, where())
 	case r.Common == "":
-		d.add(statusOK, "worktrees", "%s is not in a git repository: no worktree shares its knowledge%s", d.root, where())
+		d.add(statusOK, "worktrees", "%s is not in a git repository: no worktree shares its knowledge%s", d.world.Root, where())
 	case r.Main == "":
 		d.add(statusOK, "worktrees", "worktree %q of a bare repository, which has no main checkout: its knowledge stays with it%s", r.Worktree, where())
 	default:
-		n := len(project.Worktrees(d.root)) - 1
+		n := len(project.Worktrees(d.world.Root)) - 1
 		d.add(statusOK, "worktrees", "the main checkout (%d linked worktrees): %s%s", n, sharedRule, where())
 	}
-	own := fmt.Sprintf("%s: this one's in %s (parked items, the registry, session-context.md) and %s", ownRule, project.StateDir(d.root), filepath.Join(d.root, ".agents", "runs"))
+	own := fmt.Sprintf("%s: this one's in %s (parked items, the registry, session-context.md) and %s", ownRule, project.StateDir(d.world.Root), filepath.Join(d.world.Root, ".agents", "runs"))
 	if dir := claims.Open(p, nil).Dir(); dir != "" {
 		own += ", its claims in " + dir
 	}
