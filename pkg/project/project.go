@@ -181,6 +181,12 @@ func branch(root string) string {
 	if !ok {
 		return ""
 	}
+	return headBranch(root, dir, file)
+}
+
+// headBranch is branch for the checkout at root whose git dir is dir (named by a ".git" file when
+// file is true, so that it may lie outside root).
+func headBranch(root, dir string, file bool) string {
 	var head []byte
 	var err error
 	if file {

@@ -36,6 +36,10 @@ type Repo struct {
 	// Worktree is the name git gives this checkout when it is a linked worktree (its directory
 	// under <common>/worktrees/), "" in a main checkout.
 	Worktree string
+	// GitDir is this checkout's own git directory, where its HEAD is (the common one in a main
+	// checkout); linked says it was named by a ".git" file, so it may lie outside the root.
+	GitDir string
+	linked bool
 }
 
 // Linked reports whether the checkout is a linked worktree of a repository with a main checkout
@@ -52,18 +56,18 @@ func Locate(root string) (Repo, bool) {
 		return Repo{}, false
 	}
 	if !file {
-		return Repo{Main: root, Common: gitDir}, true
+		return Repo{Main: root, Common: gitDir, GitDir: gitDir}, true
 	}
 	common, ok := readLink(gitDir, "commondir")
 	if !ok {
 		// A submodule, or a checkout with a separate git dir: its own main checkout.
-		return Repo{Main: root, Common: gitDir}, true
+		return Repo{Main: root, Common: gitDir, GitDir: gitDir, linked: true}, true
 	}
 	back, ok := readLink(gitDir, "gitdir")
 	if !ok || !sameFile(back, filepath.Join(root, ".git")) {
 		return Repo{}, false
 	}
-	r := Repo{Common: common, Worktree: filepath.Base(gitDir)}
+	r := Repo{Common: common, Worktree: filepath.Base(gitDir), GitDir: gitDir, linked: true}
 	if filepath.Base(common) == ".git" {
 		if fi, err := os.Stat(filepath.Dir(common)); err == nil && fi.IsDir() {
 			r.Main = filepath.Dir(common)

@@ -33,10 +33,16 @@ type Project struct {
 	repoRead   bool
 }
 
-// Branch is the checked-out branch of Root (branch), read once per process.
+// Branch is the checked-out branch of Root (branch), read once per process — from the git dir
+// the repository's layout was located through (Repo), so that a hook looks for ".git" once.
 func (p *Project) Branch() string {
 	if !p.branchRead {
-		p.branch, p.branchRead = branch(p.Root), true
+		if r := p.Repo(); r.GitDir != "" {
+			p.branch = headBranch(p.Root, r.GitDir, r.linked)
+		} else {
+			p.branch = branch(p.Root)
+		}
+		p.branchRead = true
 	}
 	return p.branch
 }
