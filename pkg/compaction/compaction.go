@@ -15,7 +15,10 @@
 //     repeated PreCompact costs a few small reads;
 //  4. gather: Claude Code's task list (tasks), the branch (project), and one read of the
 //     transcript from its end (transcript.File.ForCompaction: the files edited since the last
-//     compaction, the commands, the last prompts);
+//     compaction, the commands, the last prompts). When the session's claims (st.Claims: the
+//     files PreToolUse saw it edit) can name the files edited further back, that read stops
+//     4 MiB from the end (editScan) and beyondBound adds them, so that a compaction costs the same
+//     whatever was written since the last one;
 //  5. runstate.RefreshWhiteboard into the run's MEMORY.md (st.Runs.UpdateWhiteboard), when a run
 //     is active;
 //  6. sessionfile.Refresh into .claude/state/session-context.md (st.Context; its parked items
