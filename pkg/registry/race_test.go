@@ -98,7 +98,8 @@ func drain(t *testing.T, r *Registry, got map[string][]string) {
 	}
 }
 
-// Four sessions broadcasting and reading at once lose and duplicate nothing (run with -race).
+// Four sessions broadcasting and reading at once lose and duplicate nothing (run with -race). Each
+// goroutine has a handle of its own, as each hook process does: a handle is one process's.
 func TestRaceGoroutines(t *testing.T) {
 	r := newReg(t)
 	got := map[string][]string{}
@@ -116,7 +117,7 @@ func TestRaceGoroutines(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			texts, err := exchange(r, sid)
+			texts, err := exchange(open(r.files, r.root), sid)
 			if err != nil {
 				t.Error(err)
 			}

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -612,13 +613,13 @@ func TestSweepDue(t *testing.T) {
 func TestNoSyncReplaceSwapsNames(t *testing.T) {
 	root := t.TempDir()
 	d := Disk{Roots: []string{root}}
-	swaps, swapped := 0, 0
+	var swaps, swapped atomic.Int32 // the increments below run in goroutines
 	orig := swapNames
 	swapNames = func(r *os.Root, tmp, rel string) (bool, error) {
-		swaps++
+		swaps.Add(1)
 		ok, err := orig(r, tmp, rel)
 		if ok {
-			swapped++
+			swapped.Add(1)
 		}
 		return ok, err
 	}
@@ -635,15 +636,15 @@ func TestNoSyncReplaceSwapsNames(t *testing.T) {
 		{"synced", func() error { _, err := d.Update(p, 0o600, set("three\n")); return err }, 0},
 		{"WriteAtomicFunc", func() error { return WriteAtomicFunc(root, p, 0o600, writeX, NoSync) }, 1},
 	} {
-		swaps = 0
-		if err := c.write(); err != nil || swaps != c.swaps {
-			t.Errorf("%s: %v, %d swaps, want %d", c.name, err, swaps, c.swaps)
+		swaps.Store(0)
+		if err := c.write(); err != nil || int(swaps.Load()) != c.swaps {
+			t.Errorf("%s: %v, %d swaps, want %d", c.name, err, swaps.Load(), c.swaps)
 		}
 	}
 	if got, _ := os.ReadFile(p); string(got) != "x\n" {
 		t.Errorf("content %q", got)
 	}
-	if runtime.GOOS == "linux" && (runtime.GOARCH == "amd64" || runtime.GOARCH == "arm64") && swapped == 0 {
+	if runtime.GOOS == "linux" && (runtime.GOARCH == "amd64" || runtime.GOARCH == "arm64") && swapped.Load() == 0 {
 		t.Error("no replacement swapped names on Linux")
 	}
 	if tmps, _ := filepath.Glob(filepath.Join(root, ".*.tmp*")); len(tmps) != 0 {
