@@ -180,7 +180,7 @@ func HandoffPointer(p Pointer, now time.Time) string {
 		return out.String()
 	}
 	head += " It recorded:\n"
-	room := maxPointer - utf16Len(head) - utf16Len(droppedLine(99))
+	room := maxPointer - utf16Len(head) - utf16Len(droppedLine(len(facts))) // room for the count, however many are left out
 	shown := make([]string, len(facts))
 	dropped := 0
 	for _, i := range byNeed(facts) {

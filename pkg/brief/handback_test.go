@@ -2,6 +2,7 @@ package brief
 
 import (
 	"fmt"
+	"math/rand"
 	"strings"
 	"testing"
 	"time"
@@ -204,6 +205,27 @@ func TestHandoffPointerFillsTheBudget(t *testing.T) {
 	out = HandoffPointer(p, now)
 	if utf16Len(out) > maxPointer || !strings.Contains(out, "files edited") || !strings.Contains(out, "/context-restore") {
 		t.Errorf("%d characters:\n%s", utf16Len(out), out)
+	}
+}
+
+// However many facts a hand-off holds — a task list of hundreds — the pointer stays within
+// maxPointer: the line that counts what was left out is as long as its count needs, a hundred
+// and more included.
+func TestHandoffPointerManyFacts(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	rng := rand.New(rand.NewSource(2))
+	for range 500 {
+		p := Pointer{Checkpoint: "memory/projects/p/checkpoints/20261201-101500-handoff.md", Branch: "main", Ended: now.Add(-time.Hour)}
+		for i := range 250 {
+			p.Tasks = append(p.Tasks, fmt.Sprintf("t%d%s", i, strings.Repeat("x", rng.Intn(60))))
+		}
+		out := HandoffPointer(p, now)
+		if n := utf16Len(out); n > maxPointer {
+			t.Fatalf("%d characters, over %d:\n%s", n, maxPointer, out)
+		}
+		if !strings.Contains(out, " more in the hand-off\n") {
+			t.Fatalf("the pointer does not count what it left out:\n%s", out)
+		}
 	}
 }
 
