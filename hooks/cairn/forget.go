@@ -5,9 +5,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 
 	"github.com/cairn-hooks/cairn/pkg/forget"
 	"github.com/cairn-hooks/cairn/pkg/plain"
+	"github.com/cairn-hooks/cairn/pkg/safefile"
 	"github.com/cairn-hooks/cairn/pkg/search"
 	"github.com/cairn-hooks/cairn/pkg/tombstone"
 )
@@ -38,6 +40,13 @@ func cmdForget(ctx context.Context, c *CLI, args []string) error {
 	}
 	if p.Config == "" {
 		return errors.New("no Claude Code config directory (neither CLAUDE_CONFIG_DIR nor HOME is set): nowhere to keep the tombstone")
+	}
+	if *dry {
+		// Reading where the item lives must change nothing either: a catalog a real run would
+		// move aside and rebuild is only planned (catalog.Catalog's heal), and any other write
+		// goes nowhere.
+		p.DryRun = true
+		p.Files = safefile.DryRun{Out: io.Discard, Roots: p.Roots()}
 	}
 	pl, err := forget.Prepare(p, cfg, pos[0])
 	if errors.Is(err, search.ErrNotFound) {

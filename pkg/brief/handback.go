@@ -51,7 +51,7 @@ type Compacted struct {
 // that loads it. Every value is quoted (quoted), so none can forge a line of cairn's.
 func AfterCompaction(c Compacted) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "cairn hand-back after this compaction: the details a summary tends to lose. The whole record is the checkpoint %s (`/context-restore %s` loads it).\n", quoted(c.Checkpoint, 200), plain.Name(restoreName(c.Checkpoint)))
+	fmt.Fprintf(&b, "cairn hand-back after this compaction: the details a summary tends to lose. The whole record is the checkpoint %s (`/context-restore %s` loads it).\n", quoted(c.Checkpoint, 200), restoreArg(restoreName(c.Checkpoint)))
 	if c.Branch != "" {
 		fmt.Fprintf(&b, "Branch: %s.\n", quoted(c.Branch, 100))
 	}
@@ -62,7 +62,7 @@ func AfterCompaction(c Compacted) string {
 	out.Add(b.String(), "")
 	r := c.Record
 	if r.LastError != "" || len(r.Commands) > 0 || r.LastCommit != "" {
-		out.Add(commandLines(r, maxHandbackCommands), plain.Name(c.Checkpoint))
+		out.Add(commandLines(r, maxHandbackCommands), seeCheckpoint)
 	}
 	if len(c.Files) > 0 {
 		var f strings.Builder
@@ -74,9 +74,9 @@ func AfterCompaction(c Compacted) string {
 			}
 			f.WriteString("- " + quoted(p, 300) + "\n")
 		}
-		out.Add(f.String(), plain.Name(c.Checkpoint))
+		out.Add(f.String(), seeCheckpoint)
 	}
-	out.Add(openLines(r), plain.Name(c.Checkpoint))
+	out.Add(openLines(r), seeCheckpoint)
 	if len(c.Tasks) > 0 {
 		var t strings.Builder
 		t.WriteString("Open tasks:\n")
@@ -87,10 +87,15 @@ func AfterCompaction(c Compacted) string {
 			}
 			t.WriteString(plain.Line(l, 200) + "\n")
 		}
-		out.Add(t.String(), plain.Name(c.Checkpoint))
+		out.Add(t.String(), seeCheckpoint)
 	}
 	return out.String()
 }
+
+// seeCheckpoint is where a part of the hand-back cut short can be read whole, as its notice says
+// it: the checkpoint the first line names, quoted (a path holds names a repository chose, such as
+// its memory/projects directory, and a notice is one of cairn's sentences).
+const seeCheckpoint = "the checkpoint"
 
 // commandLines lists the last error, at most max commands with their exit status and the last
 // commit, each value quoted.
@@ -172,7 +177,7 @@ func HandoffPointer(p Pointer, now time.Time) string {
 	}
 	// When it ended is said relative to now; the name restore takes starts with the date and time.
 	head := fmt.Sprintf("cairn: the last session on branch %s ended %s and left a hand-off checkpoint; `/context-restore %s` loads it whole.",
-		quoted(p.Branch, 80), Ago(now, p.Ended), plain.Name(plain.Line(name, 100)))
+		quoted(p.Branch, 80), Ago(now, p.Ended), restoreArg(name))
 	facts := pointerFacts(p)
 	if len(facts) == 0 {
 		out := budget{Max: maxPointer}
@@ -180,7 +185,7 @@ func HandoffPointer(p Pointer, now time.Time) string {
 		return out.String()
 	}
 	head += " It recorded:\n"
-	room := maxPointer - utf16Len(head) - utf16Len(droppedLine(99))
+	room := maxPointer - utf16Len(head) - utf16Len(droppedLine(len(facts))) // room for the count, however many are left out
 	shown := make([]string, len(facts))
 	dropped := 0
 	for _, i := range byNeed(facts) {
@@ -491,6 +496,26 @@ func commitShown(cmds []checkpoint.Command, commit string) bool {
 		}
 	}
 	return false
+}
+
+// restoreArg is name as the argument of /context-restore in one of cairn's sentences: its longest
+// start of ASCII letters, digits, '.', '_' and '-' (at most 100 bytes). Every name cairn gives a
+// checkpoint is all of those, and restore finds a checkpoint by any part of its name; a name a
+// repository chose (a hand-off's file, committed with the catalog) thus adds no words to the
+// sentence. A name that starts with none of them is quoted.
+func restoreArg(name string) string {
+	i := 0
+	for i < len(name) && i < 100 {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			break
+		}
+		i++
+	}
+	if i == 0 {
+		return quoted(name, 100)
+	}
+	return name[:i]
 }
 
 // restoreName is the argument of /context-restore that names the checkpoint at rel: its file

@@ -84,6 +84,7 @@ type Store struct {
 	root   string
 	real   string // root resolved through symlinks: Claude Code may name a file by either
 	dir    string // "" without a config directory: nothing is claimed
+	tree   string // <config>/cairn, the tree dir lies in
 	files  safefile.Writer
 	now    func() time.Time
 	dryRun bool               // plan the writes (files prints them), make no directory
@@ -98,8 +99,9 @@ func Open(p *project.Project, reg *registry.Registry) *Store {
 		s.real = r // the same checkout through a link claims the same files
 	}
 	if p.Config != "" && p.Files != nil {
-		s.dir = filepath.Join(p.Config, "cairn", "claims", project.Slug(s.real))
-		s.files = p.Files.Under(filepath.Join(p.Config, "cairn"))
+		s.tree = filepath.Join(p.Config, "cairn")
+		s.dir = filepath.Join(s.tree, "claims", project.Slug(s.real))
+		s.files = p.Files.Under(s.tree)
 	}
 	return s
 }
@@ -447,16 +449,21 @@ func (s *Store) names() ([]string, error) {
 // rewritten within the TTL, every claim in which is past it, and the list of a session the
 // registry does not hold as active, untouched as long. The mtime alone decides; nothing is read.
 // A claim a concurrent edit writes in between can be lost: that costs one warning, never a file.
+// It also removes the temp files a write killed mid-way left (safefile.SweepTemps): a first
+// claim's, or the old content a replacement swapped out.
 func (s *Store) Sweep() error {
 	if s.dir == "" {
 		return nil
+	}
+	now := s.now()
+	if !s.dryRun {
+		safefile.SweepTemps(s.tree, s.dir, now)
 	}
 	names, err := s.names()
 	if err != nil || len(names) == 0 {
 		return err
 	}
 	reg := s.reg
-	now := s.now()
 	var errs []error
 	for _, n := range names {
 		fi, err := os.Lstat(filepath.Join(s.dir, n))

@@ -282,10 +282,21 @@ func TestLiveAndSweep(t *testing.T) {
 	os.Chtimes(s.pathFile("old.go"), old, old)
 	os.Chtimes(s.listFile("gone"), old, old)
 	os.Chtimes(s.listFile("aaaa"), old, old) // an old list of a live session stays
+	// What a write killed mid-way leaves (a path's old content, swapped out by a replacement, or a
+	// first claim's temp file): gone once an hour old, as everywhere cairn writes.
+	killed := filepath.Join(s.Dir(), "."+filepath.Base(s.pathFile("a.go"))+".tmp12345")
+	fresh := filepath.Join(s.Dir(), "."+filepath.Base(s.pathFile("b.go"))+".tmp678")
+	for _, f := range []string{killed, fresh} {
+		if err := os.WriteFile(f, []byte("path a.go\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Chtimes(killed, w.now.Add(-2*time.Hour), w.now.Add(-2*time.Hour))
+	os.Chtimes(fresh, w.now, w.now)
 	if err := s.Sweep(); err != nil {
 		t.Fatal(err)
 	}
-	for name, want := range map[string]bool{s.pathFile("old.go"): false, s.listFile("gone"): false, s.listFile("aaaa"): true, s.pathFile("a.go"): true} {
+	for name, want := range map[string]bool{s.pathFile("old.go"): false, s.listFile("gone"): false, s.listFile("aaaa"): true, s.pathFile("a.go"): true, killed: false, fresh: true} {
 		if _, err := os.Stat(name); (err == nil) != want {
 			t.Errorf("%s: exists %v, want %v", filepath.Base(name), err == nil, want)
 		}

@@ -112,7 +112,14 @@ func (pl *Plan) step(what string, do func() error) {
 	pl.steps = append(pl.steps, do)
 }
 
-func (pl *Plan) abs(rel string) string { return filepath.Join(pl.p.Root, filepath.FromSlash(rel)) }
+// at is where the file rel of the project lies, as search found it (search.Config.At): a linked
+// worktree's checkpoints, timeline and log of pruned checkpoints under its main checkout.
+func (pl *Plan) at(rel string) (tree, path string) { return pl.cfg.At(rel) }
+
+func (pl *Plan) abs(rel string) string {
+	_, path := pl.at(rel)
+	return path
+}
 
 // session: the tombstone takes it out of the index; its transcript is Claude Code's.
 func (pl *Plan) session(it search.Item) error {
@@ -136,12 +143,13 @@ func (pl *Plan) session(it search.Item) error {
 // log of pruned checkpoints (a hand-off replaced by a newer one).
 func (pl *Plan) checkpoint(it search.Item) error {
 	rel := it.Path
-	data, err := safefile.ReadHead(pl.p.Root, pl.abs(rel), checkpoint.MaxRead)
+	tree, path := pl.at(rel)
+	data, err := safefile.ReadHead(tree, path, checkpoint.MaxRead)
 	if err != nil {
 		return err
 	}
 	pl.stone(tombstone.Hash(data))
-	pl.step("the checkpoint "+rel, func() error { return pl.p.Files.Remove(pl.abs(rel)) })
+	pl.step("the checkpoint "+rel, func() error { return pl.p.Files.Remove(path) })
 	for _, e := range pl.catalog().Entries() {
 		if e.File == rel {
 			pl.step("its entry in "+catalog.IndexFile, func() error {
@@ -257,7 +265,8 @@ func (pl *Plan) legacyLines(id string) error {
 
 // read returns the lines of the log at rel that match.
 func (pl *Plan) read(rel string, match func([]byte) bool) [][]byte {
-	data, _, err := safefile.ReadFile(pl.p.Root, pl.abs(rel), maxLog)
+	tree, path := pl.at(rel)
+	data, _, err := safefile.ReadFile(tree, path, maxLog)
 	if err != nil {
 		return nil
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/parking"
 	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/project/projecttest"
+	"github.com/cairn-hooks/cairn/pkg/safefile"
 	"github.com/cairn-hooks/cairn/pkg/search"
 	"github.com/cairn-hooks/cairn/pkg/sessionfile"
 	"github.com/cairn-hooks/cairn/pkg/timeline"
@@ -251,5 +252,84 @@ func TestForgetSession(t *testing.T) {
 	os.RemoveAll(x.cache)
 	if got := x.found("meerkat4"); len(got) != 0 {
 		t.Errorf("found after a rebuild: %v", got)
+	}
+}
+
+// In a linked worktree the checkpoints, the timeline and the log of pruned checkpoints are the
+// repository's, under the main checkout: forget finds and removes them there, as search finds them.
+func TestForgetFromALinkedWorktree(t *testing.T) {
+	dir := t.TempDir()
+	main, wt := filepath.Join(dir, "main"), filepath.Join(dir, "wt")
+	gd := filepath.Join(main, ".git", "worktrees", "wt")
+	for path, data := range map[string]string{
+		filepath.Join(main, ".git", "HEAD"): "ref: refs/heads/main\n",
+		filepath.Join(gd, "HEAD"):           "ref: refs/heads/feat\n",
+		filepath.Join(gd, "commondir"):      "../..\n",
+		filepath.Join(gd, "gitdir"):         filepath.Join(wt, ".git") + "\n",
+		filepath.Join(wt, ".git"):           "gitdir: " + gd + "\n",
+	} {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	config := filepath.Join(dir, ".claude")
+	at := func(now time.Time) *projecttest.World {
+		w := projecttest.New(t, wt, config, now)
+		w.Files = safefile.Disk{Roots: w.Roots()}
+		return w
+	}
+	w := at(t0)
+	if w.Shared() != main {
+		t.Fatalf("Shared = %q", w.Shared())
+	}
+	x := &world{t: t, w: w, cache: t.TempDir()}
+	x.cfg = search.Config{Root: wt, Shared: main, CacheDir: x.cache, ConfigDir: config, Roots: []string{main, wt}, Now: func() time.Time { return t0.Add(time.Hour) }}
+
+	var first checkpoint.Saved
+	for i := 0; i <= catalog.RetainPerBranch+1; i++ {
+		when := t0.Add(time.Duration(i) * time.Minute)
+		w := at(when)
+		in := catalog.AutoInput{SessionID: "s1", Trigger: "auto", Event: fmt.Sprintf("s1/auto/%d", i), Branch: "feat",
+			Now: when, Prompts: []string{fmt.Sprintf("the gecko%d plan", i)}}
+		s, _, err := catalog.Open(w.Project, timeline.Open(w.Project)).Auto(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = s
+		}
+		timeline.Open(w.Project).Append(timeline.Event{Time: when, Event: timeline.Compaction, Session: "s1", Checkpoint: s.Rel})
+	}
+	last := fmt.Sprintf("gecko%d", catalog.RetainPerBranch+1)
+	got := x.found(last)
+	if len(got) != 1 || strings.HasPrefix(got[0], "pruned:") {
+		t.Fatalf("the newest checkpoint: %v", got)
+	}
+	pl := x.forget(got[0])
+	if len(pl.Removes) != 3 || !strings.Contains(pl.Removes[2], timeline.File) {
+		t.Errorf("removes: %q", pl.Removes)
+	}
+	pruned := x.found("gecko0")
+	if len(pruned) != 1 || !strings.HasPrefix(pruned[0], "pruned:") {
+		t.Fatalf("the pruned checkpoint: %v", pruned)
+	}
+	x.forget(pruned[0])
+	for _, q := range []string{last, "gecko0"} {
+		if got := x.found(q); len(got) != 0 {
+			t.Errorf("%s still found: %v", q, got)
+		}
+	}
+	for _, rel := range []string{catalog.PrunedFile, timeline.File} {
+		data, _ := os.ReadFile(filepath.Join(main, rel))
+		if bytes.Contains(data, []byte(first.Rel)) || bytes.Contains(data, []byte(last+" plan")) {
+			t.Errorf("%s still names what was forgotten:\n%s", rel, data)
+		}
+	}
+	if names, _ := checkpoint.Names(main); len(names) != catalog.RetainPerBranch-1 {
+		t.Errorf("%d checkpoints left under the main checkout, want %d", len(names), catalog.RetainPerBranch-1)
+	}
+	if _, err := os.Stat(filepath.Join(wt, "memory")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("forget wrote into the worktree: %v", err)
 	}
 }

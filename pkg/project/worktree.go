@@ -24,6 +24,17 @@ import (
 // bare repository (a common dir named anything else) has none. A submodule or a checkout made
 // with --separate-git-dir has a ".git" file too, but its git dir has no "commondir": it is a
 // main checkout of its own.
+//
+// A project can bring its ".git" along — an archive of a checkout holds one, a file or a whole
+// git dir, with any commondir and gitdir files in it — so none of these files is taken at its
+// word. A linked worktree's git dir must be one of its common dir's worktrees
+// (<common>/worktrees/<name>, links resolved), so that a git dir the project brought cannot name
+// another repository's common dir and with it a main checkout where cairn would write. A
+// repository's other checkouts are listed (Worktrees, whose transcripts make the history) only
+// from a common dir that is the main checkout's own ".git" or a bare repository's, and each only
+// when its own ".git" names its git dir back: a worktrees directory the project brought cannot
+// list another project's directory, nor can a ".git" that links or points to another
+// repository's git dir list that repository's checkouts.
 
 // Repo is where the checkout at a root stands in its repository.
 type Repo struct {
@@ -64,7 +75,7 @@ func Locate(root string) (Repo, bool) {
 		return Repo{Main: root, Common: gitDir, GitDir: gitDir, linked: true}, true
 	}
 	back, ok := readLink(gitDir, "gitdir")
-	if !ok || !sameFile(back, filepath.Join(root, ".git")) {
+	if !ok || !sameFile(back, filepath.Join(root, ".git")) || !worktreeOf(gitDir, common) {
 		return Repo{}, false
 	}
 	r := Repo{Common: common, Worktree: filepath.Base(gitDir), GitDir: gitDir, linked: true}
@@ -105,22 +116,35 @@ func worktreesOf(root string, r Repo) []string {
 	if r.Main != "" {
 		out = append(out, r.Main)
 	}
-	d, err := safefile.OpenDirLoose(filepath.Join(r.Common, "worktrees"))
-	if err == nil {
+	// The common dir must be the main checkout's own ".git" (or a bare repository's, which Locate
+	// found this root a worktree of): not a git dir a ".git" file or link named elsewhere.
+	if r.Main != "" && realPath(r.Common) != filepath.Join(realPath(r.Main), ".git") {
+		return withRoot(out, root)
+	}
+	if d, err := safefile.OpenDirLoose(filepath.Join(r.Common, "worktrees")); err == nil {
 		names, _ := d.Readdirnames(maxWorktrees)
 		d.Close()
 		slices.Sort(names)
 		for _, n := range names {
-			back, ok := readLink(filepath.Join(r.Common, "worktrees", n), "gitdir")
+			gd := filepath.Join(r.Common, "worktrees", n)
+			back, ok := readLink(gd, "gitdir")
 			if !ok {
 				continue
 			}
 			dir := filepath.Dir(back)
-			if fi, err := os.Stat(dir); err == nil && fi.IsDir() && !containsPath(out, dir) {
-				out = append(out, dir)
+			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() || containsPath(out, dir) {
+				continue
+			}
+			if named, file, ok := gitDirOf(dir); ok && file && sameFile(named, gd) {
+				out = append(out, dir) // its ".git" names this git dir: a checkout of the repository
 			}
 		}
 	}
+	return withRoot(out, root)
+}
+
+// withRoot is the checkouts out with root added last when it is not among them.
+func withRoot(out []string, root string) []string {
 	if !containsPath(out, root) {
 		out = append(out, root)
 	}
@@ -181,6 +205,22 @@ func sameFile(a, b string) bool {
 	ra, err1 := filepath.EvalSymlinks(a)
 	rb, err2 := filepath.EvalSymlinks(b)
 	return err1 == nil && err2 == nil && ra == rb
+}
+
+// worktreeOf reports whether gitDir is one of the linked worktrees' git dirs of the common dir
+// common: <common>/worktrees/<name>, once both are resolved through links.
+func worktreeOf(gitDir, common string) bool {
+	g, c := realPath(gitDir), realPath(common)
+	return g != "" && c != "" && filepath.Dir(g) == filepath.Join(c, "worktrees")
+}
+
+// realPath is p with every link resolved, or "" when it cannot be resolved.
+func realPath(p string) string {
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return ""
+	}
+	return r
 }
 
 // containsPath reports whether list holds a path that names the same directory as p.

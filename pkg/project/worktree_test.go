@@ -150,3 +150,66 @@ func TestProjectShared(t *testing.T) {
 		t.Error("an unsafe or unknown id ran here")
 	}
 }
+
+// A project can bring its own ".git" — an archive of a checkout holds one, a file or a whole git
+// directory — and so its own git dir, commondir and back-links: none of it may make another
+// directory of the user's the project's main checkout (where shared knowledge is written) or a
+// checkout of its repository (whose transcripts the history reads). A linked worktree's git dir
+// must lie in the common dir's worktrees, and a checkout is listed only when its own ".git"
+// names the repository's git dir for it back.
+func TestLocateRefusesABroughtGitDir(t *testing.T) {
+	dir := t.TempDir()
+	other := layout(t, filepath.Join(dir, "other"), "otherwt") // the user's real repository
+	otherWT := filepath.Join(dir, "other", "otherwt")
+	otherGit := filepath.Join(other, ".git")
+
+	// A ".git" file naming a git dir the project brought, whose commondir names the other
+	// repository's and whose gitdir names the project back.
+	evil := filepath.Join(dir, "evil")
+	mustWrite(t, filepath.Join(evil, ".git"), "gitdir: gd\n")
+	mustWrite(t, filepath.Join(evil, "gd", "commondir"), otherGit+"\n")
+	mustWrite(t, filepath.Join(evil, "gd", "gitdir"), "../.git\n")
+	if r, ok := Locate(evil); ok && r.Main != "" && r.Main != evil {
+		t.Errorf("a brought git dir made %s the main checkout: %+v", r.Main, r)
+	}
+	p := &Project{Root: evil, Config: t.TempDir()}
+	if p.Shared() != evil || !slices.Equal(p.Roots(), []string{evil}) {
+		t.Errorf("shared knowledge written to %q (roots %q)", p.Shared(), p.Roots())
+	}
+	if got := Worktrees(evil); !slices.Equal(got, []string{evil}) {
+		t.Errorf("Worktrees = %q", got)
+	}
+
+	// A ".git" directory (a whole checkout, unpacked) whose worktrees list the other repository's
+	// checkouts and a directory above them.
+	unpacked := filepath.Join(dir, "unpacked")
+	mustWrite(t, filepath.Join(unpacked, ".git", "HEAD"), "ref: refs/heads/main\n")
+	for n, back := range map[string]string{"a": filepath.Join(other, ".git"), "b": filepath.Join(otherWT, ".git"), "c": filepath.Join(dir, ".git")} {
+		mustWrite(t, filepath.Join(unpacked, ".git", "worktrees", n, "gitdir"), back+"\n")
+		mustWrite(t, filepath.Join(unpacked, ".git", "worktrees", n, "commondir"), "../..\n")
+	}
+	if got := Worktrees(unpacked); !slices.Equal(got, []string{unpacked}) {
+		t.Errorf("an unpacked .git listed other directories as its checkouts: %q", got)
+	}
+
+	// A ".git" link to the other repository's git dir, and a ".git" file naming it (the shape of
+	// a checkout made with --separate-git-dir): the other repository's worktrees are not this
+	// project's.
+	linked := filepath.Join(dir, "linked")
+	os.MkdirAll(linked, 0o755)
+	if err := os.Symlink(otherGit, filepath.Join(linked, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	named := filepath.Join(dir, "named")
+	mustWrite(t, filepath.Join(named, ".git"), "gitdir: "+otherGit+"\n")
+	for _, root := range []string{linked, named} {
+		if got := Worktrees(root); slices.Contains(got, otherWT) || slices.Contains(got, other) {
+			t.Errorf("%s: Worktrees = %q", root, got)
+		}
+	}
+
+	// The other repository itself is unchanged: its worktree is found from both sides.
+	if got := Worktrees(otherWT); !slices.Equal(got, []string{other, otherWT}) {
+		t.Errorf("the real repository: Worktrees = %q", got)
+	}
+}

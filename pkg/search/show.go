@@ -54,6 +54,18 @@ func Show(cfg Config, id string) (Item, error) {
 	return c.show(id)
 }
 
+// At returns where the project's file rel lies — rel relative to the root that holds it, with '/':
+// an Item's Path, or one of the logs LineID reads — and the tree that confines it: under Shared
+// the checkpoints, the timeline and the log of pruned checkpoints, under Root the rest, as search
+// reads them. cairn forget rewrites what search found there.
+func (cfg Config) At(rel string) (tree, path string) {
+	root := cfg.Root
+	if abs, err := filepath.Abs(root); err == nil {
+		root = abs
+	}
+	return newCorpus(root, cfg.Shared, cfg.ConfigDir, cfg.Now).at(rel)
+}
+
 // IsItemID reports whether id names an item other than a checkpoint (a checkpoint's id is its
 // file name without ".md").
 func IsItemID(id string) bool {

@@ -136,10 +136,11 @@ func (c *corpus) forgotten(content []byte) bool {
 }
 
 // at returns the tree the file at rel (relative, with '/') lies in and its path: the shared
-// root for the checkpoints and the timeline, the project's root for the rest.
+// root for the checkpoints, the timeline and the log of pruned checkpoints (written by the
+// catalog, which lives there), the project's root for the rest.
 func (c *corpus) at(rel string) (tree, path string) {
 	tree = c.root
-	if rel == timelineRel || rel == c.ckpts || strings.HasPrefix(rel, c.ckpts+"/") {
+	if rel == timelineRel || rel == prunedRel || rel == c.ckpts || strings.HasPrefix(rel, c.ckpts+"/") {
 		tree = c.shared
 	}
 	return tree, filepath.Join(tree, filepath.FromSlash(rel))

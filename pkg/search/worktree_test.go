@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
+	"github.com/cairn-hooks/cairn/pkg/checkpoint/catalog"
 )
 
 // A linked worktree searches its repository's shared knowledge — the checkpoints and the timeline
@@ -18,6 +19,10 @@ func TestWorktreeSearchesSharedKnowledge(t *testing.T) {
 	ck := main.checkpoint(checkpoint.Entry{Title: "fixing the zebra parser", Branch: "feat", Worktree: "wt-feat", Time: at(0),
 		Sections: checkpoint.Sections{Summary: "zebra stripes"}}, "")
 	tl := main.event(at(0, 1, 0), map[string]string{"event": "session_start", "session": "s1", "branch": "feat", "worktree": "wt-feat"})
+	// What retention pruned lies where the catalog that pruned it does: under the main checkout.
+	pruned := "20261101-090000-before-auto-compaction"
+	main.appendFile(catalog.PrunedFile, jsonLine(map[string]string{"ts": "2026-11-01T09:00:00Z", "checkpoint": "memory/projects/main/checkpoints/" + pruned + ".md",
+		"kind": "auto", "branch": "feat", "session": "s1", "text": "---\nkind: auto\nbranch: feat\n---\n# before-auto-compaction\n\n## Summary\nthe zebra okapi cache\n"}))
 	main.parked("- **Deferred (2026-11-20):** zebra in the main checkout only")
 	wt.parked("- **Deferred (2026-11-20):** zebra in the worktree only")
 
@@ -63,5 +68,12 @@ func TestWorktreeSearchesSharedKnowledge(t *testing.T) {
 	}
 	if it, err := Show(cfg, tl); err != nil || it.Worktree != "wt-feat" {
 		t.Errorf("Show(timeline) = %+v, %v", it, err)
+	}
+	rs, err = ix.Search(context.Background(), "okapi", Options{Limit: 20})
+	if err != nil || len(rs.Items) != 1 || rs.Items[0].ID != "pruned:"+pruned {
+		t.Errorf("the pruned checkpoint, from the worktree: %+v %v", rs.Items, err)
+	}
+	if it, err := Show(cfg, "pruned:"+pruned); err != nil || !strings.Contains(it.Text, "zebra okapi") {
+		t.Errorf("Show(pruned) = %+v, %v", it, err)
 	}
 }
