@@ -172,20 +172,10 @@ func SafeName(s string) bool {
 // StateDir is where cairn keeps its private state inside the project.
 func StateDir(root string) string { return filepath.Join(root, ".claude", "state") }
 
-// branch returns the checked-out branch of the git repository at root by reading HEAD (no git
-// process): "" outside git, the short commit id when HEAD is detached. HEAD is read as any file
-// of an untrusted project is: regular files only, without blocking, at most a few KiB. In a
-// worktree or a submodule ".git" is a file naming the git dir that holds HEAD (gitDirOf).
-func branch(root string) string {
-	dir, file, ok := gitDirOf(root)
-	if !ok {
-		return ""
-	}
-	return headBranch(root, dir, file)
-}
-
-// headBranch is branch for the checkout at root whose git dir is dir (named by a ".git" file when
-// file is true, so that it may lie outside root).
+// headBranch returns the checked-out branch of the checkout at root, whose git dir is dir (named
+// by a ".git" file when file is true, so that it may lie outside root), by reading HEAD (no git
+// process): the short commit id when HEAD is detached, "" when it cannot be read. HEAD is read as
+// any file of an untrusted project is: regular files only, without blocking, at most a few KiB.
 func headBranch(root, dir string, file bool) string {
 	var head []byte
 	var err error

@@ -65,20 +65,35 @@ func TestSafeName(t *testing.T) {
 	}
 }
 
+// The branch is read from HEAD in the git dir the checkout's layout was located through: a
+// ".git" directory, or a ".git" file naming a git dir of its own (a submodule); a ".git" that does
+// not hold up as a checkout (Locate) names no branch, whatever HEAD it points to.
 func TestBranch(t *testing.T) {
+	branch := func(root string) string { return (&Project{Root: root}).Branch() }
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, ".git"), 0o755)
 	os.WriteFile(filepath.Join(dir, ".git", "HEAD"), []byte("ref: refs/heads/feature/x\n"), 0o644)
 	if b := branch(dir); b != "feature/x" {
 		t.Errorf("Branch = %q", b)
 	}
-	wt := t.TempDir()
-	os.WriteFile(filepath.Join(wt, ".git"), []byte("gitdir: "+filepath.Join(dir, ".git")+"\n"), 0o644)
-	if b := branch(wt); b != "feature/x" {
-		t.Errorf("worktree Branch = %q", b)
+	sub := t.TempDir()
+	os.WriteFile(filepath.Join(sub, ".git"), []byte("gitdir: "+filepath.Join(dir, ".git")+"\n"), 0o644)
+	if b := branch(sub); b != "feature/x" {
+		t.Errorf("a .git file's Branch = %q", b)
 	}
 	if b := branch(t.TempDir()); b != "" {
 		t.Errorf("no git: %q", b)
+	}
+	// A linked worktree's git dir that does not name this checkout back: no branch.
+	other := t.TempDir()
+	gd := filepath.Join(dir, ".git", "worktrees", "w")
+	os.MkdirAll(gd, 0o755)
+	os.WriteFile(filepath.Join(gd, "HEAD"), []byte("ref: refs/heads/someone-else\n"), 0o644)
+	os.WriteFile(filepath.Join(gd, "commondir"), []byte("../..\n"), 0o644)
+	os.WriteFile(filepath.Join(gd, "gitdir"), []byte(filepath.Join(t.TempDir(), ".git")+"\n"), 0o644)
+	os.WriteFile(filepath.Join(other, ".git"), []byte("gitdir: "+gd+"\n"), 0o644)
+	if b := branch(other); b != "" {
+		t.Errorf("a .git that does not hold up: %q", b)
 	}
 }
 

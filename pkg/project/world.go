@@ -37,10 +37,10 @@ type Project struct {
 // the repository's layout was located through (Repo), so that a hook looks for ".git" once.
 func (p *Project) Branch() string {
 	if !p.branchRead {
+		// A ".git" that does not hold up as a checkout of a repository (Locate) names no
+		// branch: its HEAD could be any repository's.
 		if r := p.Repo(); r.GitDir != "" {
 			p.branch = headBranch(p.Root, r.GitDir, r.linked)
-		} else {
-			p.branch = branch(p.Root)
 		}
 		p.branchRead = true
 	}
