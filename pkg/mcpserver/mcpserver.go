@@ -31,6 +31,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cairn-hooks/cairn/pkg/brief"
 	"github.com/cairn-hooks/cairn/pkg/version"
 )
 
@@ -360,18 +361,18 @@ func addTools(s *server) {
 			if in.Limit != 0 {
 				args = append(args, "--limit", strconv.Itoa(in.Limit))
 			}
-			return s.run(ctx, append(args, "--", in.Query)...)
+			return s.runData(ctx, append(args, "--", in.Query)...)
 		})
 	mcp.AddTool(s.srv, tool("show", "Show the whole item an id from search names: a checkpoint (a pruned one too), a parked, archived or expired item, a timeline line, or for session:<id> a digest of the session (its requests, files edited, commands and how they ended, Claude Code's summaries, decisions) and the command that resumes it.", true),
 		func(ctx context.Context, _ *mcp.CallToolRequest, in showIn) (*mcp.CallToolResult, any, error) {
-			return s.run(ctx, "show", "--", in.ID)
+			return s.runData(ctx, "show", "--", in.ID)
 		})
 	mcp.AddTool(s.srv, tool("list_checkpoints", "List the checkpoints (saved, automatic, hand-off) of the current branch, newest first, or of every branch with all.", true),
 		func(ctx context.Context, _ *mcp.CallToolRequest, in listCheckpointsIn) (*mcp.CallToolResult, any, error) {
 			if in.All {
-				return s.run(ctx, "context", "list", "--all")
+				return s.runData(ctx, "context", "list", "--all")
 			}
-			return s.run(ctx, "context", "list")
+			return s.runData(ctx, "context", "list")
 		})
 	mcp.AddTool(s.srv, tool("save_checkpoint", "Save the working context as a new checkpoint the user can restore later (secrets are redacted before it is written).", false),
 		func(ctx context.Context, _ *mcp.CallToolRequest, in saveCheckpointIn) (*mcp.CallToolResult, any, error) {
@@ -395,7 +396,7 @@ func addTools(s *server) {
 		})
 	mcp.AddTool(s.srv, tool("list_parked", "List the parked items, grouped by kind, with their age (items 30 days old or more are deleted first, as at every session start).", false),
 		func(ctx context.Context, _ *mcp.CallToolRequest, _ noIn) (*mcp.CallToolResult, any, error) {
-			return s.run(ctx, "session", "resume")
+			return s.runData(ctx, "session", "resume")
 		})
 	mcp.AddTool(s.srv, tool("archive", "Close the parked item that best matches: its text goes to the audit log, where search still finds it.", false),
 		func(ctx context.Context, _ *mcp.CallToolRequest, in archiveIn) (*mcp.CallToolResult, any, error) {
@@ -403,11 +404,11 @@ func addTools(s *server) {
 		})
 	mcp.AddTool(s.srv, tool("list_sessions", "List this project's sessions that have not ended: active, or idle after 10 minutes without a prompt.", true),
 		func(ctx context.Context, _ *mcp.CallToolRequest, _ noIn) (*mcp.CallToolResult, any, error) {
-			return s.run(ctx, "session", "list")
+			return s.runData(ctx, "session", "list")
 		})
 	mcp.AddTool(s.srv, tool("claims", "List the files the live sessions of this project's worktree are editing (their file claims): which session, which file, since when, its last edit, its branch. A claim lasts 30 minutes after the session's last edit of the file and ends with the session.", true),
 		func(ctx context.Context, _ *mcp.CallToolRequest, _ noIn) (*mcp.CallToolResult, any, error) {
-			return s.run(ctx, "claims")
+			return s.runData(ctx, "claims")
 		})
 	mcp.AddTool(s.srv, tool("forget", "Forget an item for good, at the user's request: remove it from every record cairn keeps and leave a tombstone (an id and a hash, never the text) so that no rebuild brings it back. It cannot reach Claude Code's transcripts, git history or other copies; dry_run says what it would do.", false),
 		func(ctx context.Context, _ *mcp.CallToolRequest, in forgetIn) (*mcp.CallToolResult, any, error) {
@@ -480,6 +481,31 @@ func (s *server) run(ctx context.Context, args ...string) (*mcp.CallToolResult, 
 		text = "(nothing printed)"
 	}
 	return &mcp.CallToolResult{IsError: failed, Content: []mcp.Content{&mcp.TextContent{Text: clipText(text, maxText)}}}, nil, nil
+}
+
+// runData is run for a tool whose output quotes the project's records — checkpoints, parked and
+// archived items, the timeline, the registry, the history: files a cloned repository can commit
+// (and transcripts that quote them). Its output reaches Claude as the tool's result, so a
+// successful one goes whole inside the fence cairn uses for repository text (brief.Fence),
+// attributed to the command; an error stays cairn's own words.
+func (s *server) runData(ctx context.Context, args ...string) (*mcp.CallToolResult, any, error) {
+	res, meta, err := s.run(ctx, args...)
+	if err == nil && res != nil && !res.IsError && len(res.Content) == 1 {
+		if tc, ok := res.Content[0].(*mcp.TextContent); ok {
+			tc.Text = brief.Fence("cairn "+strings.Join(commandOf(args), " "), tc.Text)
+		}
+	}
+	return res, meta, err
+}
+
+// commandOf is the command words of a cairn command line: up to its first flag or "--".
+func commandOf(args []string) []string {
+	for i, a := range args {
+		if strings.HasPrefix(a, "-") {
+			return args[:i]
+		}
+	}
+	return args
 }
 
 // clipText cuts s to at most max bytes at a line end (or a rune boundary) and says so.
