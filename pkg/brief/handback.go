@@ -304,7 +304,7 @@ func pointerFacts(p Pointer) []pointerFact {
 		add(needFirst, "started for", opening(r.First), maxFirstRunes)
 	}
 	if len(p.Files) > 0 {
-		out = append(out, pointerFact{need: needFiles, label: "files edited, latest first", files: p.Files})
+		out = append(out, pointerFact{need: needFiles, label: "edited, latest first", files: p.Files})
 		if len(p.Files) > pointerFiles {
 			out = append(out, pointerFact{need: needMoreFiles, files: p.Files, more: true})
 		}
@@ -368,7 +368,7 @@ func filesLine(label string, files []string, room, limit int) string {
 	used := utf16Len(lead) + 1
 	var names []string
 	for i, f := range files {
-		q := quoted(f, 200)
+		q := pathField(f)
 		more := 0
 		if i+1 < len(files) {
 			more = utf16Len(fmt.Sprintf(", … %d more", len(files)-i-1))
@@ -385,12 +385,33 @@ func filesLine(label string, files []string, room, limit int) string {
 	return lead + strings.Join(names, ", ") + "\n"
 }
 
+// pathField is one path of a files line: bare when it is made of path characters alone (ASCII
+// letters, digits, '.', '_', '-', '+', '@' and '/', not starting with '-'), which can neither end
+// the list nor the sentence it sits in, and cannot be read as more than a path; otherwise quoted,
+// as any other field. Most paths are bare, and a files line holds more of them in the same room.
+func pathField(p string) string {
+	if p == "" || p[0] == '-' || len(p) > 200 {
+		return quoted(p, 200)
+	}
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._-+@/", c) >= 0) {
+			return quoted(p, 200)
+		}
+	}
+	return p
+}
+
 // openTasks are the pointer's open-task lines: the session's task list (task files or TodoWrite),
 // then what Claude Code's summary left pending that the list does not already hold — and neither
 // repeats what the session was working on.
 func openTasks(listed, pending []string, doing string) []string {
 	var out []string
 	var seen []string
+	if doing != "" {
+		// The task in progress is what the working-on line already says.
+		seen = append(seen, strings.ToLower(doing))
+	}
 	dup := func(t string) bool {
 		k := strings.ToLower(plain.Line(t, 0))
 		for _, s := range seen {
@@ -407,9 +428,6 @@ func openTasks(listed, pending []string, doing string) []string {
 			continue
 		}
 		out = append(out, fmt.Sprintf("- open task: %s\n", quoted(t, maxPointerRunes)))
-	}
-	if doing != "" {
-		seen = append(seen, strings.ToLower(doing))
 	}
 	for _, t := range pending {
 		if dup(t) {
