@@ -157,6 +157,7 @@ type Pointer struct {
 	Record     checkpoint.Record
 	Tasks      []string // its open tasks as the hand-off lists them
 	Pending    []string // what Claude Code's summary at its last compaction listed as pending
+	Decided    []string // what that summary states was decided
 	Short      string   // a shorter name /context-restore finds it by; "" for the file's name
 }
 
@@ -337,6 +338,13 @@ func pointerFacts(p Pointer) []pointerFact {
 		}
 		add(need, "decided", d, maxPointerRunes)
 	}
+	for _, d := range p.Decided {
+		// Claude Code's summary restates decisions in its words: one the record holds already is
+		// not said twice.
+		if !slices.ContainsFunc(r.Decisions, func(o string) bool { return sameWords(d, o) }) {
+			add(needMoreDecisions, "decided, in Claude Code's summary", d, maxPointerRunes)
+		}
+	}
 	if r.LastCommit != "" && !commitShown(cmds, r.LastCommit) {
 		add(needCommit, "last commit", r.LastCommit, maxPointerRunes)
 	}
@@ -351,6 +359,38 @@ func pointerFacts(p Pointer) []pointerFact {
 		add(needLastRequest, "last request", r.Requests[0], maxPointerRunes)
 	}
 	return out
+}
+
+// sameWords reports whether a and b say the same thing in nearly the same words: at least two
+// thirds of the words of four letters or more of the one with fewer are in the other. A summary's
+// "Decided to retry invoice calls at most three times." is the record's "Settled: we retry
+// invoice calls at most three times."
+func sameWords(a, b string) bool {
+	words := func(s string) []string {
+		var out []string
+		for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127)
+		}) {
+			if len(w) >= 4 && !slices.Contains(out, w) {
+				out = append(out, w)
+			}
+		}
+		return out
+	}
+	wa, wb := words(a), words(b)
+	if len(wa) > len(wb) {
+		wa, wb = wb, wa
+	}
+	if len(wa) == 0 {
+		return false
+	}
+	n := 0
+	for _, w := range wa {
+		if slices.Contains(wb, w) {
+			n++
+		}
+	}
+	return 3*n >= 2*len(wa)
 }
 
 // shortRunes is how long a fact's value may stay in its shorter form, when its whole form does

@@ -357,3 +357,34 @@ func TestPathField(t *testing.T) {
 		}
 	}
 }
+
+// What Claude Code's summary says was decided is said when the record does not already hold it in
+// nearly the same words, and it says whose words they are.
+func TestHandoffPointerSummaryDecisions(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	p := Pointer{
+		Checkpoint: "memory/projects/p/checkpoints/20261201-101500-handoff.md", Branch: "main", Ended: now, Doing: "fix the lexer",
+		Record:  checkpoint.Record{Decisions: []string{"Settled: we retry upstream calls at most three times."}},
+		Decided: []string{"Decided to retry upstream calls at most three times.", "Decided to keep amounts in integer cents."},
+	}
+	out := HandoffPointer(p, now)
+	if !strings.Contains(out, `decided, in Claude Code's summary: "Decided to keep amounts in integer cents."`) || strings.Contains(out, `"Decided to retry`) {
+		t.Errorf("the summary's decisions:\n%s", out)
+	}
+}
+
+func TestSameWords(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"Decided to retry invoice calls at most three times.", "Settled: we retry invoice calls at most three times.", true},
+		{"Decided to keep amounts in integer cents.", "Final call: keep ledger amounts as integer cents.", true},
+		{"Decided to keep amounts in integer cents.", "We decided to drop the v1 endpoint.", false},
+		{"Decided to use a bounded queue.", "", false},
+	} {
+		if got := sameWords(c.a, c.b); got != c.want {
+			t.Errorf("sameWords(%q, %q) = %v", c.a, c.b, got)
+		}
+	}
+}

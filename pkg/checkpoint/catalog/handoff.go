@@ -232,6 +232,8 @@ type HandoffFile struct {
 	// Pending is what Claude Code's summary at the session's last compaction, which the Summary
 	// quotes, listed as pending (pendingInSummary).
 	Pending []string
+	// Decided is what that summary states was decided (decidedInSummary).
+	Decided []string
 	Record  checkpoint.Record
 }
 
@@ -251,7 +253,8 @@ func ReadHandoff(root, path string) (h HandoffFile, ok bool) {
 	}
 	_, sec := checkpoint.ParseBody(body)
 	h = HandoffFile{Session: fm.Session, Branch: fm.Branch, Time: fm.Time, Files: fm.Files,
-		Tasks: TaskLines(sec.Remaining), Pending: pendingInSummary(sec.Summary), Record: checkpoint.ReadRecord(sec.Notes)}
+		Tasks: TaskLines(sec.Remaining), Pending: pendingInSummary(sec.Summary), Decided: decidedInSummary(sec.Summary),
+		Record: checkpoint.ReadRecord(sec.Notes)}
 	for _, l := range strings.Split(sec.Summary, "\n") {
 		if h.Session == "" {
 			if rest, found := strings.CutPrefix(l, "Hand-off written by cairn when session "); found {

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
@@ -13,6 +15,7 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/plain"
 	"github.com/cairn-hooks/cairn/pkg/runstate"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
+	"github.com/cairn-hooks/cairn/pkg/transcript"
 )
 
 // summaryLabel opens Claude Code's own summary inside an automatic checkpoint's Summary, after
@@ -165,6 +168,55 @@ func pendingInSummary(text string) []string {
 		}
 	}
 	return out
+}
+
+// maxSummaryDecisions bounds the items decidedInSummary returns.
+const maxSummaryDecisions = 4
+
+// decidedInSummary returns the decisions Claude Code's compaction summary (text holding it)
+// states in its "Problem Solving" section, or a section whose heading names decisions ("Key
+// Decisions"), at most maxSummaryDecisions, each one line: the summary restates what the
+// conversation settled in its own words ("Decided to keep amounts in integer cents."), whatever
+// words the user or Claude had stated it in, and so keeps decisions no rule of cairn's read in the
+// transcript. An item is taken when it states a decision by transcript.Decided's rule.
+func decidedInSummary(text string) []string {
+	var out []string
+	in := false
+	for _, l := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(l)
+		if summaryHeading(t) {
+			head := strings.ToLower(strings.Trim(strings.TrimLeft(t, "0123456789. #"), "*_: "))
+			in = head == "problem solving" || strings.Contains(head, "decision")
+			continue
+		}
+		if !in || t == "" {
+			continue
+		}
+		item := strings.TrimSpace(strings.TrimLeft(t, "-*•0123456789. "))
+		if vague(item) {
+			continue
+		}
+		for _, d := range transcript.Decided(item) {
+			out = append(out, plain.Line(d, maxTaskRunes))
+			if len(out) == maxSummaryDecisions {
+				return out
+			}
+		}
+	}
+	return out
+}
+
+// vagueChoices name a choice without saying which: "Settled on an approach for the data after
+// some discussion" says that something was decided, and nothing a later session could act on.
+var vagueChoices = []string{" an approach", " a solution", " a plan", " an option", " a direction", " a way forward", " some approach"}
+
+// vague reports an item of a summary that says a decision was made without saying which.
+func vague(item string) bool {
+	l := strings.ToLower(item)
+	return slices.ContainsFunc(vagueChoices, func(v string) bool {
+		i := strings.Index(l, v)
+		return i >= 0 && (i+len(v) == len(l) || !unicode.IsLetter(rune(l[i+len(v)])))
+	})
 }
 
 // maxTaskRunes bounds one task line.
