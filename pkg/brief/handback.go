@@ -331,18 +331,21 @@ func pointerFacts(p Pointer) []pointerFact {
 		}
 		out = append(out, f)
 	}
-	for i, d := range r.Decisions {
-		need := needDecision
-		if i > 0 {
-			need = needMoreDecisions
-		}
-		add(need, "decided", d, maxPointerRunes)
+	// The first decision, the record's or else the summary's, is given room with the other
+	// facts; the rest after them.
+	decisionNeed := needDecision
+	decide := func(label, d string) {
+		add(decisionNeed, label, d, maxPointerRunes)
+		decisionNeed = needMoreDecisions
+	}
+	for _, d := range r.Decisions {
+		decide("decided", d)
 	}
 	for _, d := range p.Decided {
 		// Claude Code's summary restates decisions in its words: one the record holds already is
 		// not said twice.
 		if !slices.ContainsFunc(r.Decisions, func(o string) bool { return sameWords(d, o) }) {
-			add(needMoreDecisions, "decided, in Claude Code's summary", d, maxPointerRunes)
+			decide("decided, in Claude Code's summary", d)
 		}
 	}
 	if r.LastCommit != "" && !commitShown(cmds, r.LastCommit) {
