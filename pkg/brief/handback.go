@@ -158,6 +158,7 @@ type Pointer struct {
 	Tasks      []string // its open tasks as the hand-off lists them
 	Pending    []string // what Claude Code's summary at its last compaction listed as pending
 	Decided    []string // what that summary states was decided
+	Next       string   // the next step that summary names
 	Short      string   // a shorter name /context-restore finds it by; "" for the file's name
 }
 
@@ -273,6 +274,7 @@ const (
 	needMoreDecisions
 	needMoreFiles
 	needMoreTasks
+	needSummaryNext
 )
 
 // pointerFiles is how many files the pointer's files line holds before the other facts have had
@@ -315,6 +317,10 @@ func pointerFacts(p Pointer) []pointerFact {
 	}
 	if r.NextStep != "" {
 		add(needNext, "Claude's next step", r.NextStep, maxPointerRunes)
+	} else if p.Next != "" {
+		// Claude Code's summary's reading of what came next, when Claude's last message stated
+		// none cairn read: it may be older than the work after that compaction, so it comes last.
+		add(needSummaryNext, "next step, in Claude Code's summary", p.Next, maxPointerRunes)
 	}
 	if r.LastError != "" {
 		add(needError, "last error", r.LastError, maxPointerRunes)

@@ -388,3 +388,18 @@ func TestSameWords(t *testing.T) {
 		}
 	}
 }
+
+// The summary's next step is said, attributed, only when Claude's last message stated none, and
+// after every other fact: it may be older than the work after that compaction.
+func TestHandoffPointerSummaryNext(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	p := Pointer{Checkpoint: "memory/projects/p/checkpoints/20261201-101500-handoff.md", Branch: "main", Ended: now, Doing: "fix the lexer",
+		Next: "Claude said it would wire the cursor next."}
+	if out := HandoffPointer(p, now); !strings.HasSuffix(out, "- next step, in Claude Code's summary: \"Claude said it would wire the cursor next.\"\n") {
+		t.Errorf("the summary's next step:\n%s", out)
+	}
+	p.Record.NextStep = "Now I'll update the changelog."
+	if out := HandoffPointer(p, now); strings.Contains(out, "wire the cursor") || !strings.Contains(out, "update the changelog") {
+		t.Errorf("the summary's next step beside Claude's own:\n%s", out)
+	}
+}

@@ -545,3 +545,22 @@ func TestDecidedInSummary(t *testing.T) {
 		}
 	}
 }
+
+// The summary's "Optional Next Step" is read when it names a step; one that only says to go on
+// ("Continue with the user's latest request.") or that there is none names nothing.
+func TestNextInSummary(t *testing.T) {
+	summary := "7. Current Work:\n   The parser.\n\n8. Optional Next Step:\n   Claude said it would wire the cursor into the export path next.\n"
+	if got := nextInSummary(summary); got != "Claude said it would wire the cursor into the export path next." {
+		t.Errorf("got %q", got)
+	}
+	for _, nothing := range []string{
+		"8. Optional Next Step:\n   Continue with the user's latest request.\n",
+		"## Next Step\n- None: the work is complete.\n",
+		"7. Current Work:\n   wire the cursor next\n",
+		"no summary",
+	} {
+		if got := nextInSummary(nothing); got != "" {
+			t.Errorf("%q: %q", nothing, got)
+		}
+	}
+}

@@ -234,7 +234,9 @@ type HandoffFile struct {
 	Pending []string
 	// Decided is what that summary states was decided (decidedInSummary).
 	Decided []string
-	Record  checkpoint.Record
+	// Next is that summary's next step (nextInSummary).
+	Next   string
+	Record checkpoint.Record
 }
 
 // ReadHandoff reads the hand-off checkpoint at path, inside the project at root. ok is false
@@ -253,7 +255,7 @@ func ReadHandoff(root, path string) (h HandoffFile, ok bool) {
 	}
 	_, sec := checkpoint.ParseBody(body)
 	h = HandoffFile{Session: fm.Session, Branch: fm.Branch, Time: fm.Time, Files: fm.Files,
-		Tasks: TaskLines(sec.Remaining), Pending: pendingInSummary(sec.Summary), Decided: decidedInSummary(sec.Summary),
+		Tasks: TaskLines(sec.Remaining), Pending: pendingInSummary(sec.Summary), Decided: decidedInSummary(sec.Summary), Next: nextInSummary(sec.Summary),
 		Record: checkpoint.ReadRecord(sec.Notes)}
 	for _, l := range strings.Split(sec.Summary, "\n") {
 		if h.Session == "" {

@@ -170,6 +170,46 @@ func pendingInSummary(text string) []string {
 	return out
 }
 
+// nextInSummary returns the first line of the "Optional Next Step" section (or "Next Step") of
+// Claude Code's compaction summary (text holding it), "" when there is none: the summarising
+// model's own reading of what was to come next, in its words.
+func nextInSummary(text string) string {
+	in := false
+	for _, l := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(l)
+		if summaryHeading(t) {
+			head := strings.ToLower(strings.Trim(strings.TrimLeft(t, "0123456789. #"), "*_: "))
+			in = head == "optional next step" || head == "next step" || head == "next steps"
+			continue
+		}
+		if in && t != "" {
+			if step := strings.TrimSpace(strings.TrimLeft(t, "-*•")); !namesNoStep(step) {
+				return plain.Line(step, maxTaskRunes)
+			}
+			return ""
+		}
+	}
+	return ""
+}
+
+// stepFiller are the words of a next step that names nothing: "Continue with the user's latest
+// request.", "None: the work is complete.", "Proceed with the current task."
+var stepFiller = []string{"continue", "continuing", "proceed", "resume", "keep", "going", "with", "the", "user", "user's",
+	"users", "latest", "last", "current", "request", "requests", "task", "tasks", "work", "working", "on", "next", "step",
+	"steps", "any", "as", "requested", "none", "no", "is", "complete", "completed", "done", "nothing", "further", "pending", "a", "to", "be", "of"}
+
+// namesNoStep reports a next step made of stepFiller alone: it says there is work, not which.
+func namesNoStep(step string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(strings.ReplaceAll(step, "’", "'")), func(r rune) bool {
+		return !unicode.IsLetter(r) && r != '\''
+	}) {
+		if !slices.Contains(stepFiller, w) {
+			return false
+		}
+	}
+	return true
+}
+
 // maxSummaryDecisions bounds the items decidedInSummary returns.
 const maxSummaryDecisions = 4
 
