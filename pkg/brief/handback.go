@@ -178,16 +178,17 @@ func HandoffPointer(p Pointer, now time.Time) string {
 		name = restoreName(p.Checkpoint)
 	}
 	// When it ended is said relative to now; the name restore takes starts with the date and time.
-	head := fmt.Sprintf("cairn: the last session on branch %s ended %s and left a hand-off checkpoint; `/context-restore %s` loads it whole.",
+	head := fmt.Sprintf("cairn: the last session on branch %s ended %s and left a hand-off checkpoint (`/context-restore %s` loads it whole)",
 		quoted(p.Branch, 80), Ago(now, p.Ended), restoreArg(name))
 	facts := pointerFacts(p)
 	if len(facts) == 0 {
 		out := budget{Max: maxPointer}
-		out.Add(head+"\n", "")
+		out.Add(head+".\n", "")
 		return out.String()
 	}
-	head += " It recorded:\n"
-	room := maxPointer - utf16Len(head) - utf16Len(droppedLine(len(facts))) // room for the count, however many are left out
+	head += ":\n"
+	reserve := utf16Len(droppedLine(len(facts))) // room for the count, however many are left out
+	room := maxPointer - utf16Len(head) - reserve
 	shown := make([]string, len(facts))
 	dropped := 0
 	for _, i := range byNeed(facts) {
@@ -216,6 +217,10 @@ func HandoffPointer(p Pointer, now time.Time) string {
 			continue
 		}
 		shown[i], room = text, room-utf16Len(text)
+	}
+	if j := slices.IndexFunc(facts, func(g pointerFact) bool { return g.files != nil && !g.more }); dropped == 0 && j >= 0 && shown[j] != "" {
+		// Nothing was left out: the room kept for the count goes to the files.
+		shown[j] = filesLine(facts[j].label, facts[j].files, utf16Len(shown[j])+room+reserve, len(facts[j].files))
 	}
 	var b strings.Builder
 	b.WriteString(head)
@@ -316,7 +321,7 @@ func pointerFacts(p Pointer) []pointerFact {
 		add(needQuestion, "Claude asked", r.Question, maxPointerRunes)
 	}
 	if r.NextStep != "" {
-		add(needNext, "Claude's next step", r.NextStep, maxPointerRunes)
+		add(needNext, "next step", r.NextStep, maxPointerRunes)
 	} else if p.Next != "" {
 		// Claude Code's summary's reading of what came next, when Claude's last message stated
 		// none cairn read: it may be older than the work after that compaction, so it comes last.
@@ -473,6 +478,10 @@ func openTasks(listed, pending []string, doing string) []string {
 	}
 	for _, t := range listed {
 		t = strings.TrimLeft(t, "0123456789. ")
+		if i := strings.LastIndex(t, " (task "); i >= 0 && strings.HasSuffix(t, ")") {
+			// A task's id is its session's: the session the pointer speaks to has a list of its own.
+			t = t[:i]
+		}
 		if dup(t) {
 			continue
 		}

@@ -128,7 +128,7 @@ func TestHandoffPointerFacts(t *testing.T) {
 	}
 	out := HandoffPointer(p, now)
 	for _, want := range []string{": src/lexer.go, src/parser.go\n", `Claude asked: "Shall I also update the docs?"`, `next step: "Next, I'll wire the parser."`,
-		`last error: "undefined: parseHeader"`, `last commit: "1a2b3c4 lexer: keep state"`, `open task: "[pending] Wire the parser (task 2)"`, `last request: "and now the parser"`,
+		`last error: "undefined: parseHeader"`, `last commit: "1a2b3c4 lexer: keep state"`, `open task: "[pending] Wire the parser"`, `last request: "and now the parser"`,
 		`started for: "make the lexer twice as fast"`, `ran (exit 1): "go test ./pkg/lexer/"`, `working on: "fix the lexer"`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the pointer lacks %q:\n%s", want, out)
@@ -190,7 +190,7 @@ func TestHandoffPointerFillsTheBudget(t *testing.T) {
 	if utf16Len(out) > maxPointer {
 		t.Fatalf("%d characters:\n%s", utf16Len(out), out)
 	}
-	for _, want := range []string{"`/context-restore 20261201-101500-handoff`", `open task: "Remove the v1 endpoint (task 3)"`,
+	for _, want := range []string{"`/context-restore 20261201-101500-handoff`", `open task: "Remove the v1 endpoint"`,
 		`pending in Claude Code's summary: "Write the changelog entry"`, `pending in Claude Code's summary: "Check the error paths"`,
 		`pending in Claude Code's summary: "Wire the metrics"`, "internal/quota/file13.go\n"} {
 		if !strings.Contains(out, want) {
@@ -307,7 +307,7 @@ func TestHandoffPointerByNeed(t *testing.T) {
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	long := strings.Repeat("a long line of output ", 8)
 	p := Pointer{
-		Checkpoint: "memory/projects/p/checkpoints/20261201-101500-handoff-x.md", Branch: "topic/lexer-state-work", Ended: now, Doing: "fix the lexer",
+		Checkpoint: "memory/projects/p/checkpoints/20261201-101500-handoff-x.md", Branch: "topic/lexer-state-work-in-review", Ended: now, Doing: "fix the lexer",
 		Record: checkpoint.Record{
 			First: strings.Repeat("the session was started for many reasons ", 5), LastError: long, NextStep: "Next, " + long,
 			Question: "Shall I " + long + "?", Decisions: []string{long, long + "2", long + "3"},
@@ -401,5 +401,23 @@ func TestHandoffPointerSummaryNext(t *testing.T) {
 	p.Record.NextStep = "Now I'll update the changelog."
 	if out := HandoffPointer(p, now); strings.Contains(out, "wire the cursor") || !strings.Contains(out, "update the changelog") {
 		t.Errorf("the summary's next step beside Claude's own:\n%s", out)
+	}
+}
+
+// With nothing left out, the room kept for the count of what was left out goes to the files; a
+// task's id, its own session's, is not said to the next one.
+func TestHandoffPointerReserveToFiles(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	p := Pointer{Checkpoint: "memory/projects/p/checkpoints/20261201-101500-handoff.md", Branch: "main", Ended: now, Doing: "fix the lexer",
+		Tasks: []string{"1. Remove the v1 endpoint (task 3)"}}
+	for i := range 80 {
+		p.Files = append(p.Files, fmt.Sprintf("internal/quota/file%02d.go", i))
+	}
+	out := HandoffPointer(p, now)
+	if n := utf16Len(out); n > maxPointer || n <= maxPointer-utf16Len(droppedLine(3)) || strings.Contains(out, "in the hand-off") {
+		t.Errorf("%d characters:\n%s", n, out)
+	}
+	if !strings.Contains(out, `open task: "Remove the v1 endpoint"`) || strings.Contains(out, "(task 3)") {
+		t.Errorf("the task:\n%s", out)
 	}
 }

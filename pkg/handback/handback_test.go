@@ -31,7 +31,7 @@ func TestPointer(t *testing.T) {
 		w.handoff(t, h, true)
 	}
 	p := handoffPointer(w.p, w.entries(), "s2", "main", ended.Add(6*24*time.Hour))
-	if !strings.Contains(p, "ended 6d ago and left a hand-off checkpoint; `/context-restore 20261120-090000-handoff`") || !strings.Contains(p, `working on: "the lexer"`) {
+	if !strings.Contains(p, "ended 6d ago and left a hand-off checkpoint (`/context-restore 20261120-090000-handoff`") || !strings.Contains(p, `working on: "the lexer"`) {
 		t.Fatalf("%q", p)
 	}
 	if p := handoffPointer(w.p, w.entries(), "s1", "main", ended.Add(time.Hour)); !strings.Contains(p, "older work") {
