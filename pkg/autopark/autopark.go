@@ -1062,6 +1062,14 @@ type Outcome struct {
 	Warning error         // a problem that did not stop the parking (a pointer left in Claude Code's memory index)
 }
 
+// Defers reports whether prompt defers what it names by the parking rules (rule a: "later: …",
+// "Not now, but at some point we should …"): what it names is parked, not worked on. A reader
+// that says what a session was doing passes such a prompt over.
+func Defers(prompt string) bool {
+	p := readPrompt(prompt)
+	return !p.skip && p.deferral()
+}
+
 // Run applies the automatic parking rules to prompt, once, and parks what they decide in the
 // store. Cheapest first: a prompt that is plainly an answer and defers nothing is settled without
 // calling lastReply (which reads the transcript) or store; with the parking lot surely full

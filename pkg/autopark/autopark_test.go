@@ -356,3 +356,21 @@ func phraseAt(prompt string) (phrase string, at int, ok bool) {
 	}
 	return "", -1, false
 }
+
+// Defers is rule (a) alone, on the prompt alone: what a prompt defers, never whether it answers.
+func TestDefers(t *testing.T) {
+	for prompt, want := range map[string]bool{
+		"later: benchmark the importer":                           true,
+		"Not now, but at some point we should cache the lookups.": true,
+		"Something for later: a fuzz test for the parser":         true,
+		"fix the test that fails later in the run":                false,
+		"Should we cache the lookups?":                            false,
+		"yes":                                                     false,
+		"/compact later":                                          false,
+		"":                                                        false,
+	} {
+		if got := Defers(prompt); got != want {
+			t.Errorf("Defers(%q) = %v, want %v", prompt, got, want)
+		}
+	}
+}

@@ -157,6 +157,8 @@ type Pointer struct {
 	Record     checkpoint.Record
 	Tasks      []string // its open tasks as the hand-off lists them
 	Pending    []string // what Claude Code's summary at its last compaction listed as pending
+	Decided    []string // what that summary states was decided
+	Next       string   // the next step that summary names
 	Short      string   // a shorter name /context-restore finds it by; "" for the file's name
 }
 
@@ -176,16 +178,17 @@ func HandoffPointer(p Pointer, now time.Time) string {
 		name = restoreName(p.Checkpoint)
 	}
 	// When it ended is said relative to now; the name restore takes starts with the date and time.
-	head := fmt.Sprintf("cairn: the last session on branch %s ended %s and left a hand-off checkpoint; `/context-restore %s` loads it whole.",
+	head := fmt.Sprintf("cairn: the last session on branch %s ended %s and left a hand-off checkpoint (`/context-restore %s` loads it whole)",
 		quoted(p.Branch, 80), Ago(now, p.Ended), restoreArg(name))
 	facts := pointerFacts(p)
 	if len(facts) == 0 {
 		out := budget{Max: maxPointer}
-		out.Add(head+"\n", "")
+		out.Add(head+".\n", "")
 		return out.String()
 	}
-	head += " It recorded:\n"
-	room := maxPointer - utf16Len(head) - utf16Len(droppedLine(len(facts))) // room for the count, however many are left out
+	head += ":\n"
+	reserve := utf16Len(droppedLine(len(facts))) // room for the count, however many are left out
+	room := maxPointer - utf16Len(head) - reserve
 	shown := make([]string, len(facts))
 	dropped := 0
 	for _, i := range byNeed(facts) {
@@ -214,6 +217,10 @@ func HandoffPointer(p Pointer, now time.Time) string {
 			continue
 		}
 		shown[i], room = text, room-utf16Len(text)
+	}
+	if j := slices.IndexFunc(facts, func(g pointerFact) bool { return g.files != nil && !g.more }); dropped == 0 && j >= 0 && shown[j] != "" {
+		// Nothing was left out: the room kept for the count goes to the files.
+		shown[j] = filesLine(facts[j].label, facts[j].files, utf16Len(shown[j])+room+reserve, len(facts[j].files))
 	}
 	var b strings.Builder
 	b.WriteString(head)
@@ -272,6 +279,7 @@ const (
 	needMoreDecisions
 	needMoreFiles
 	needMoreTasks
+	needSummaryNext
 )
 
 // pointerFiles is how many files the pointer's files line holds before the other facts have had
@@ -304,7 +312,7 @@ func pointerFacts(p Pointer) []pointerFact {
 		add(needFirst, "started for", opening(r.First), maxFirstRunes)
 	}
 	if len(p.Files) > 0 {
-		out = append(out, pointerFact{need: needFiles, label: "files edited, latest first", files: p.Files})
+		out = append(out, pointerFact{need: needFiles, label: "edited, latest first", files: p.Files})
 		if len(p.Files) > pointerFiles {
 			out = append(out, pointerFact{need: needMoreFiles, files: p.Files, more: true})
 		}
@@ -313,7 +321,11 @@ func pointerFacts(p Pointer) []pointerFact {
 		add(needQuestion, "Claude asked", r.Question, maxPointerRunes)
 	}
 	if r.NextStep != "" {
-		add(needNext, "Claude's next step", r.NextStep, maxPointerRunes)
+		add(needNext, "next step", r.NextStep, maxPointerRunes)
+	} else if p.Next != "" {
+		// Claude Code's summary's reading of what came next, when Claude's last message stated
+		// none cairn read: it may be older than the work after that compaction, so it comes last.
+		add(needSummaryNext, "next step, in Claude Code's summary", p.Next, maxPointerRunes)
 	}
 	if r.LastError != "" {
 		add(needError, "last error", r.LastError, maxPointerRunes)
@@ -330,12 +342,22 @@ func pointerFacts(p Pointer) []pointerFact {
 		}
 		out = append(out, f)
 	}
-	for i, d := range r.Decisions {
-		need := needDecision
-		if i > 0 {
-			need = needMoreDecisions
+	// The first decision, the record's or else the summary's, is given room with the other
+	// facts; the rest after them.
+	decisionNeed := needDecision
+	decide := func(label, d string) {
+		add(decisionNeed, label, d, maxPointerRunes)
+		decisionNeed = needMoreDecisions
+	}
+	for _, d := range r.Decisions {
+		decide("decided", d)
+	}
+	for _, d := range p.Decided {
+		// Claude Code's summary restates decisions in its words: one the record holds already is
+		// not said twice.
+		if !slices.ContainsFunc(r.Decisions, func(o string) bool { return sameWords(d, o) }) {
+			decide("decided, in Claude Code's summary", d)
 		}
-		add(need, "decided", d, maxPointerRunes)
 	}
 	if r.LastCommit != "" && !commitShown(cmds, r.LastCommit) {
 		add(needCommit, "last commit", r.LastCommit, maxPointerRunes)
@@ -353,6 +375,38 @@ func pointerFacts(p Pointer) []pointerFact {
 	return out
 }
 
+// sameWords reports whether a and b say the same thing in nearly the same words: at least two
+// thirds of the words of four letters or more of the one with fewer are in the other. A summary's
+// "Decided to retry invoice calls at most three times." is the record's "Settled: we retry
+// invoice calls at most three times."
+func sameWords(a, b string) bool {
+	words := func(s string) []string {
+		var out []string
+		for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127)
+		}) {
+			if len(w) >= 4 && !slices.Contains(out, w) {
+				out = append(out, w)
+			}
+		}
+		return out
+	}
+	wa, wb := words(a), words(b)
+	if len(wa) > len(wb) {
+		wa, wb = wb, wa
+	}
+	if len(wa) == 0 {
+		return false
+	}
+	n := 0
+	for _, w := range wa {
+		if slices.Contains(wb, w) {
+			n++
+		}
+	}
+	return 3*n >= 2*len(wa)
+}
+
 // shortRunes is how long a fact's value may stay in its shorter form, when its whole form does
 // not fit: the head of a command or a sentence, which still names it.
 const shortRunes = 80
@@ -368,7 +422,7 @@ func filesLine(label string, files []string, room, limit int) string {
 	used := utf16Len(lead) + 1
 	var names []string
 	for i, f := range files {
-		q := quoted(f, 200)
+		q := pathField(f)
 		more := 0
 		if i+1 < len(files) {
 			more = utf16Len(fmt.Sprintf(", … %d more", len(files)-i-1))
@@ -385,12 +439,33 @@ func filesLine(label string, files []string, room, limit int) string {
 	return lead + strings.Join(names, ", ") + "\n"
 }
 
+// pathField is one path of a files line: bare when it is made of path characters alone (ASCII
+// letters, digits, '.', '_', '-', '+', '@' and '/', not starting with '-'), which can neither end
+// the list nor the sentence it sits in, and cannot be read as more than a path; otherwise quoted,
+// as any other field. Most paths are bare, and a files line holds more of them in the same room.
+func pathField(p string) string {
+	if p == "" || p[0] == '-' || len(p) > 200 {
+		return quoted(p, 200)
+	}
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._-+@/", c) >= 0) {
+			return quoted(p, 200)
+		}
+	}
+	return p
+}
+
 // openTasks are the pointer's open-task lines: the session's task list (task files or TodoWrite),
 // then what Claude Code's summary left pending that the list does not already hold — and neither
 // repeats what the session was working on.
 func openTasks(listed, pending []string, doing string) []string {
 	var out []string
 	var seen []string
+	if doing != "" {
+		// The task in progress is what the working-on line already says.
+		seen = append(seen, strings.ToLower(doing))
+	}
 	dup := func(t string) bool {
 		k := strings.ToLower(plain.Line(t, 0))
 		for _, s := range seen {
@@ -403,13 +478,14 @@ func openTasks(listed, pending []string, doing string) []string {
 	}
 	for _, t := range listed {
 		t = strings.TrimLeft(t, "0123456789. ")
+		if i := strings.LastIndex(t, " (task "); i >= 0 && strings.HasSuffix(t, ")") {
+			// A task's id is its session's: the session the pointer speaks to has a list of its own.
+			t = t[:i]
+		}
 		if dup(t) {
 			continue
 		}
 		out = append(out, fmt.Sprintf("- open task: %s\n", quoted(t, maxPointerRunes)))
-	}
-	if doing != "" {
-		seen = append(seen, strings.ToLower(doing))
 	}
 	for _, t := range pending {
 		if dup(t) {

@@ -127,8 +127,8 @@ func TestHandoffPointerFacts(t *testing.T) {
 		Tasks: []string{"1. [pending] Wire the parser (task 2)"},
 	}
 	out := HandoffPointer(p, now)
-	for _, want := range []string{`"src/lexer.go", "src/parser.go"`, `Claude asked: "Shall I also update the docs?"`, `next step: "Next, I'll wire the parser."`,
-		`last error: "undefined: parseHeader"`, `last commit: "1a2b3c4 lexer: keep state"`, `open task: "[pending] Wire the parser (task 2)"`, `last request: "and now the parser"`,
+	for _, want := range []string{": src/lexer.go, src/parser.go\n", `Claude asked: "Shall I also update the docs?"`, `next step: "Next, I'll wire the parser."`,
+		`last error: "undefined: parseHeader"`, `last commit: "1a2b3c4 lexer: keep state"`, `open task: "[pending] Wire the parser"`, `last request: "and now the parser"`,
 		`started for: "make the lexer twice as fast"`, `ran (exit 1): "go test ./pkg/lexer/"`, `working on: "fix the lexer"`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the pointer lacks %q:\n%s", want, out)
@@ -190,21 +190,21 @@ func TestHandoffPointerFillsTheBudget(t *testing.T) {
 	if utf16Len(out) > maxPointer {
 		t.Fatalf("%d characters:\n%s", utf16Len(out), out)
 	}
-	for _, want := range []string{"`/context-restore 20261201-101500-handoff`", `open task: "Remove the v1 endpoint (task 3)"`,
+	for _, want := range []string{"`/context-restore 20261201-101500-handoff`", `open task: "Remove the v1 endpoint"`,
 		`pending in Claude Code's summary: "Write the changelog entry"`, `pending in Claude Code's summary: "Check the error paths"`,
-		`pending in Claude Code's summary: "Wire the metrics"`, `"internal/quota/file13.go"`} {
+		`pending in Claude Code's summary: "Wire the metrics"`, "internal/quota/file13.go\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the pointer lacks %q:\n%s", want, out)
 		}
 	}
-	if strings.Count(out, "v1 endpoint") != 1 || strings.Contains(out, `summary: "Document the retry budget"`) {
+	if strings.Count(out, "v1 endpoint") != 1 || strings.Count(out, "Document the retry budget") != 1 {
 		t.Errorf("a pending task repeats a listed one or the working-on line:\n%s", out)
 	}
 	// With every fact long, the files still get their line and the whole stays in the budget.
 	p.Pending = append(p.Pending, strings.Repeat("a long pending task ", 20), strings.Repeat("another ", 40))
 	p.Record = checkpoint.Record{Question: strings.Repeat("why? ", 60), LastError: strings.Repeat("e", 300), First: strings.Repeat("f ", 200)}
 	out = HandoffPointer(p, now)
-	if utf16Len(out) > maxPointer || !strings.Contains(out, "files edited") || !strings.Contains(out, "/context-restore") {
+	if utf16Len(out) > maxPointer || !strings.Contains(out, "edited, latest first") || !strings.Contains(out, "/context-restore") {
 		t.Errorf("%d characters:\n%s", utf16Len(out), out)
 	}
 }
@@ -307,7 +307,7 @@ func TestHandoffPointerByNeed(t *testing.T) {
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	long := strings.Repeat("a long line of output ", 8)
 	p := Pointer{
-		Checkpoint: "memory/projects/p/checkpoints/20261201-101500-handoff-x.md", Branch: "main", Ended: now, Doing: "fix the lexer",
+		Checkpoint: "memory/projects/p/checkpoints/20261201-101500-handoff-x.md", Branch: "topic/lexer-state-work-in-review", Ended: now, Doing: "fix the lexer",
 		Record: checkpoint.Record{
 			First: strings.Repeat("the session was started for many reasons ", 5), LastError: long, NextStep: "Next, " + long,
 			Question: "Shall I " + long + "?", Decisions: []string{long, long + "2", long + "3"},
@@ -323,12 +323,12 @@ func TestHandoffPointerByNeed(t *testing.T) {
 	if utf16Len(out) > maxPointer {
 		t.Fatalf("%d characters:\n%s", utf16Len(out), out)
 	}
-	for _, want := range []string{`working on: "fix the lexer"`, `"src/f00.go"`, `last commit: "1a2b3c4 lexer: keep state"`, "more in the hand-off\n"} {
+	for _, want := range []string{`working on: "fix the lexer"`, `: src/f00.go, `, `last commit: "1a2b3c4 lexer: keep state"`, "more in the hand-off\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the pointer lacks %q:\n%s", want, out)
 		}
 	}
-	order := []string{"working on:", "started for:", "files edited", "Claude asked:", "last error:", "ran (", "decided:", "last commit:", "open task:", "last request:"}
+	order := []string{"working on:", "started for:", "edited, latest first:", "Claude asked:", "last error:", "ran (", "decided:", "last commit:", "open task:", "last request:"}
 	last := -1
 	for _, o := range order {
 		if i := strings.Index(out, o); i >= 0 {
@@ -337,5 +337,87 @@ func TestHandoffPointerByNeed(t *testing.T) {
 			}
 			last = i
 		}
+	}
+}
+
+// A path of path characters alone is written bare on the files line: it can end neither the list
+// nor the sentence. Any other is quoted, as every other field is, so that none can forge a line.
+func TestPathField(t *testing.T) {
+	for p, want := range map[string]string{
+		"internal/ledger/parse.go":     "internal/ledger/parse.go",
+		"web/@types/node_modules+x.ts": "web/@types/node_modules+x.ts",
+		"docs/my notes.md":             `"docs/my notes.md"`,
+		`a", "b.go`:                    `"a\", \"b.go"`,
+		"src/x.go\n- decided: y":       `"src/x.go - decided: y"`,
+		"-rf":                          `"-rf"`,
+		"src/ünïcode.go":               `"src/ünïcode.go"`,
+	} {
+		if got := pathField(p); got != want {
+			t.Errorf("pathField(%q) = %s, want %s", p, got, want)
+		}
+	}
+}
+
+// What Claude Code's summary says was decided is said when the record does not already hold it in
+// nearly the same words, and it says whose words they are.
+func TestHandoffPointerSummaryDecisions(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	p := Pointer{
+		Checkpoint: "memory/projects/p/checkpoints/20261201-101500-handoff.md", Branch: "main", Ended: now, Doing: "fix the lexer",
+		Record:  checkpoint.Record{Decisions: []string{"Settled: we retry upstream calls at most three times."}},
+		Decided: []string{"Decided to retry upstream calls at most three times.", "Decided to keep amounts in integer cents."},
+	}
+	out := HandoffPointer(p, now)
+	if !strings.Contains(out, `decided, in Claude Code's summary: "Decided to keep amounts in integer cents."`) || strings.Contains(out, `"Decided to retry`) {
+		t.Errorf("the summary's decisions:\n%s", out)
+	}
+}
+
+func TestSameWords(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"Decided to retry invoice calls at most three times.", "Settled: we retry invoice calls at most three times.", true},
+		{"Decided to keep amounts in integer cents.", "Final call: keep ledger amounts as integer cents.", true},
+		{"Decided to keep amounts in integer cents.", "We decided to drop the v1 endpoint.", false},
+		{"Decided to use a bounded queue.", "", false},
+	} {
+		if got := sameWords(c.a, c.b); got != c.want {
+			t.Errorf("sameWords(%q, %q) = %v", c.a, c.b, got)
+		}
+	}
+}
+
+// The summary's next step is said, attributed, only when Claude's last message stated none, and
+// after every other fact: it may be older than the work after that compaction.
+func TestHandoffPointerSummaryNext(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	p := Pointer{Checkpoint: "memory/projects/p/checkpoints/20261201-101500-handoff.md", Branch: "main", Ended: now, Doing: "fix the lexer",
+		Next: "Claude said it would wire the cursor next."}
+	if out := HandoffPointer(p, now); !strings.HasSuffix(out, "- next step, in Claude Code's summary: \"Claude said it would wire the cursor next.\"\n") {
+		t.Errorf("the summary's next step:\n%s", out)
+	}
+	p.Record.NextStep = "Now I'll update the changelog."
+	if out := HandoffPointer(p, now); strings.Contains(out, "wire the cursor") || !strings.Contains(out, "update the changelog") {
+		t.Errorf("the summary's next step beside Claude's own:\n%s", out)
+	}
+}
+
+// With nothing left out, the room kept for the count of what was left out goes to the files; a
+// task's id, its own session's, is not said to the next one.
+func TestHandoffPointerReserveToFiles(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	p := Pointer{Checkpoint: "memory/projects/p/checkpoints/20261201-101500-handoff.md", Branch: "main", Ended: now, Doing: "fix the lexer",
+		Tasks: []string{"1. Remove the v1 endpoint (task 3)"}}
+	for i := range 80 {
+		p.Files = append(p.Files, fmt.Sprintf("internal/quota/file%02d.go", i))
+	}
+	out := HandoffPointer(p, now)
+	if n := utf16Len(out); n > maxPointer || n <= maxPointer-utf16Len(droppedLine(3)) || strings.Contains(out, "in the hand-off") {
+		t.Errorf("%d characters:\n%s", n, out)
+	}
+	if !strings.Contains(out, `open task: "Remove the v1 endpoint"`) || strings.Contains(out, "(task 3)") {
+		t.Errorf("the task:\n%s", out)
 	}
 }

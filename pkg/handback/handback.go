@@ -38,6 +38,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-hooks/cairn/pkg/autopark"
 	"github.com/cairn-hooks/cairn/pkg/brief"
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
 	"github.com/cairn-hooks/cairn/pkg/checkpoint/catalog"
@@ -189,12 +190,34 @@ func handoffPointer(p *project.Project, cat []catalog.Entry, sid, branch string,
 		if !p.SessionRanHere(h.Session) {
 			continue
 		}
+		doing, rec := notDeferred(h.Doing, h.Record)
 		return brief.HandoffPointer(brief.Pointer{
-			Checkpoint: c.File, Branch: h.Branch, Ended: h.Time, Doing: h.Doing,
-			Files: h.Files, Record: h.Record, Tasks: h.Tasks, Pending: h.Pending, Short: shortName(c.File, cat),
+			Checkpoint: c.File, Branch: h.Branch, Ended: h.Time, Doing: doing,
+			Files: h.Files, Record: rec, Tasks: h.Tasks, Pending: h.Pending, Decided: h.Decided, Next: h.Next, Short: shortName(c.File, cat),
 		}, now)
 	}
 	return ""
+}
+
+// notDeferred is what the pointer says the session was doing, and its record, without the
+// requests the user deferred (autopark.Defers): a deferral is what the session was not working
+// on, and parking took its text, which is never surfaced unasked. When the working-on line is a
+// deferral, the latest request that is not one takes its place.
+func notDeferred(doing string, r checkpoint.Record) (string, checkpoint.Record) {
+	var reqs []string
+	for _, q := range r.Requests {
+		if !autopark.Defers(q) {
+			reqs = append(reqs, q)
+		}
+	}
+	r.Requests = reqs
+	if doing != "" && autopark.Defers(doing) {
+		doing = ""
+		if len(reqs) > 0 {
+			doing = reqs[0]
+		}
+	}
+	return doing, r
 }
 
 // shortName is how the pointer names checkpoint file (relative to the root) for

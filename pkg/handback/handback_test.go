@@ -31,7 +31,7 @@ func TestPointer(t *testing.T) {
 		w.handoff(t, h, true)
 	}
 	p := handoffPointer(w.p, w.entries(), "s2", "main", ended.Add(6*24*time.Hour))
-	if !strings.Contains(p, "ended 6d ago and left a hand-off checkpoint; `/context-restore 20261120-090000-handoff`") || !strings.Contains(p, `working on: "the lexer"`) {
+	if !strings.Contains(p, "ended 6d ago and left a hand-off checkpoint (`/context-restore 20261120-090000-handoff`") || !strings.Contains(p, `working on: "the lexer"`) {
 		t.Fatalf("%q", p)
 	}
 	if p := handoffPointer(w.p, w.entries(), "s1", "main", ended.Add(time.Hour)); !strings.Contains(p, "older work") {
@@ -357,5 +357,28 @@ func TestReadable(t *testing.T) {
 		if got := readable(c.root, c.path); got != c.want {
 			t.Errorf("readable(%s, %s) = %q, want %q", c.root, c.path, got, c.want)
 		}
+	}
+}
+
+// A request the user deferred is what the last session was not working on, and parking holds its
+// text: the pointer says the latest request that was not deferred instead, and never quotes the
+// deferral. A request that only mentions later, or a question, is still said.
+func TestNotDeferred(t *testing.T) {
+	r := checkpoint.Record{Requests: []string{"later: benchmark the importer", "now fix the parser", "add the flag"}}
+	doing, rec := notDeferred("later: benchmark the importer", r)
+	if doing != "now fix the parser" || len(rec.Requests) != 2 || rec.Requests[0] != "now fix the parser" {
+		t.Errorf("notDeferred = %q, %q", doing, rec.Requests)
+	}
+	if len(r.Requests) != 3 {
+		t.Errorf("the record read was changed: %q", r.Requests)
+	}
+	for _, kept := range []string{"fix the test that fails later in the run", "Should we cache the lookups?", "[in progress] Wire the parser (task 2)"} {
+		r := checkpoint.Record{Requests: []string{kept}}
+		if doing, rec := notDeferred(kept, r); doing != kept || len(rec.Requests) != 1 {
+			t.Errorf("notDeferred(%q) = %q, %q", kept, doing, rec.Requests)
+		}
+	}
+	if doing, rec := notDeferred("Something for later: a fuzz test", checkpoint.Record{Requests: []string{"Something for later: a fuzz test"}}); doing != "" || len(rec.Requests) != 0 {
+		t.Errorf("only a deferral: %q, %q", doing, rec.Requests)
 	}
 }

@@ -459,6 +459,9 @@ func Pending(text string) (question, next string) {
 			break
 		}
 	}
+	if step := planStep(text); step != "" {
+		return question, oneLine(step, maxOutputRunes)
+	}
 	sentences := splitSentences(text)
 	for i := len(sentences) - 1; i >= 0; i-- {
 		l := strings.ToLower(sentences[i])
@@ -469,7 +472,69 @@ func Pending(text string) (question, next string) {
 	return question, ""
 }
 
-var nextStepPrefixes = []string{"next,", "next ", "then i'll", "then i will", "after that", "the next step", "my next step", "i'll next", "i will next", "next step", "my plan"}
+var nextStepPrefixes = []string{"next,", "next ", "next:", "then i'll", "then i will", "after that", "the next step", "my next step", "i'll next", "i will next", "next step", "my plan"}
+
+// planStep is the first step of the plan a message ends with, or "": the first unchecked item
+// ("- [ ] …") of its last checklist, else the first item of a list that follows a line naming
+// what comes next ("Next steps:", "Remaining:", "To do:", "Plan:"), the list being the
+// message's last. A plan's first open step is what comes next, however it is worded.
+func planStep(text string) string {
+	lines := strings.Split(text, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		t := strings.TrimSpace(lines[i])
+		for _, box := range []string{"- [ ] ", "* [ ] ", "- [x] ", "* [x] ", "- [X] ", "* [X] "} {
+			if strings.HasPrefix(t, box) {
+				// The last checklist: its first unchecked item.
+				start := i
+				for start > 0 && checkItem(lines[start-1]) {
+					start--
+				}
+				for _, l := range lines[start : i+1] {
+					if l = strings.TrimSpace(l); strings.HasPrefix(l, "- [ ] ") || strings.HasPrefix(l, "* [ ] ") {
+						return strings.TrimSpace(l[len("- [ ] "):])
+					}
+				}
+				return ""
+			}
+		}
+	}
+	// A list under a label of what comes next, with nothing but the list after the label.
+	for i := len(lines) - 1; i >= 0; i-- {
+		t := strings.TrimSpace(lines[i])
+		if t == "" || listItem(t) != t {
+			continue
+		}
+		if !strings.HasSuffix(t, ":") || !namesWhatComesNext(strings.ToLower(strings.Trim(strings.TrimSuffix(t, ":"), markup+"# "))) {
+			return ""
+		}
+		for _, l := range lines[i+1:] {
+			if l = strings.TrimSpace(l); l != "" && listItem(l) != l {
+				return listItem(l)
+			}
+		}
+		return ""
+	}
+	return ""
+}
+
+func checkItem(l string) bool {
+	l = strings.TrimSpace(l)
+	return len(l) > 6 && (l[0] == '-' || l[0] == '*') && l[1] == ' ' && l[2] == '[' && l[4] == ']' && l[5] == ' '
+}
+
+// namesWhatComesNext reports a label (lower case, without its colon) that heads a plan: "next
+// steps", "what's next", "remaining", "to do", "todo", "plan", "my plan from here".
+func namesWhatComesNext(label string) bool {
+	if len(strings.Fields(label)) > 4 {
+		return false
+	}
+	for _, w := range []string{"next", "remaining", "to do", "todo", "plan"} {
+		if label == w || strings.HasPrefix(label, w+" ") || strings.HasSuffix(label, " "+w) || strings.HasSuffix(label, " "+w+"s") || label == w+"s" {
+			return true
+		}
+	}
+	return false
+}
 
 // markup may wrap a sentence: "**Should I also backport it?**".
 const markup = "*_`"
@@ -497,20 +562,38 @@ func asksIndirectly(s string) bool {
 	return false
 }
 
-// ownStepLeads may open a sentence in which Claude says what it does next: "Now I'll …",
-// "After this, I'll …", "Following up, I will …".
-var ownStepLeads = []string{"", "now ", "now, ", "after this, ", "after that, ", "following up, ", "then ", "then, "}
+// intentions are the ways a sentence's subject, Claude or Claude with the user, says what it is
+// about to do: English marks an intention with the future, and the future with these few forms
+// (a closed class of auxiliaries, not a list of phrasings).
+var intentions = []string{"i'll ", "i will ", "i'm going to ", "i am going to ", "i'm about to ", "i am about to ",
+	"we'll ", "we will ", "we're going to ", "we are going to "}
 
-// statesOwnStep reports a sentence (lower case) in which Claude states its own next action: it
-// opens with "I'll" or "I will", after at most one of ownStepLeads. A step put off ("I will leave
-// that for later") is not the next one.
+// conditionalLeads open a clause that makes what follows depend on something ("If not, I'll leave
+// it", "Otherwise I'll revert"): what follows is not the next step, it may never happen.
+var conditionalLeads = []string{"if ", "if,", "unless ", "otherwise", "else", "in case ", "should ", "when ", "whether "}
+
+// statesOwnStep reports a sentence (lower case) in which Claude states its own next action: its
+// subject says what it is about to do (intentions), at the sentence's start or after a lead —
+// one word ("Now I'll …", "Next I'll …") or a phrase closed by a comma ("After this, I'll …",
+// "With the parser done, I'm going to …") — that is not a condition (conditionalLeads). A step
+// put off ("I will leave that for later"), one refused ("I won't …", "I'll not …") or one that
+// leaves things as they are is not the next one.
 func statesOwnStep(l string) bool {
 	l = strings.ReplaceAll(l, "’", "'")
-	if strings.Contains(l, "later") {
+	if strings.Contains(l, "later") || strings.Contains(l, " leave ") || strings.Contains(l, "won't") {
 		return false
 	}
-	for _, lead := range ownStepLeads {
-		if rest, ok := strings.CutPrefix(l, lead); ok && (strings.HasPrefix(rest, "i'll ") || strings.HasPrefix(rest, "i will ")) {
+	if slices.ContainsFunc(conditionalLeads, func(c string) bool { return strings.HasPrefix(l, c) }) {
+		return false
+	}
+	rest := l
+	if i := strings.Index(l, ", "); i >= 0 && len(strings.Fields(l[:i])) <= 5 && !strings.Contains(l[:i], "?") {
+		rest = l[i+2:] // a lead closed by a comma
+	} else if f := strings.Fields(l); len(f) > 1 && !slices.ContainsFunc(intentions, func(w string) bool { return strings.HasPrefix(l, w) }) {
+		rest = strings.TrimPrefix(l, f[0]+" ") // a lead of one word
+	}
+	for _, w := range intentions {
+		if v, ok := strings.CutPrefix(rest, w); ok && v != "" && !strings.HasPrefix(v, "not ") {
 			return true
 		}
 	}

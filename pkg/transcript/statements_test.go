@@ -17,7 +17,7 @@ import (
 const statementsFile = "testdata/statements.tsv"
 
 // Recall measured when the rules last changed, per kind.
-var minStatementRecall = map[string]float64{"decision": 18.0 / 18, "question": 12.0 / 12, "next": 9.0 / 9}
+var minStatementRecall = map[string]float64{"decision": 18.0 / 18, "question": 12.0 / 12, "next": 15.0 / 15}
 
 type statement struct {
 	line             int

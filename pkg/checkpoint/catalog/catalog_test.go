@@ -513,3 +513,54 @@ func TestPendingInSummary(t *testing.T) {
 		t.Errorf("%d tasks, want at most %d", len(got), maxSummaryTasks)
 	}
 }
+
+// Claude Code's summary restates what was decided under "Problem Solving" (or a heading that
+// names decisions), in its own words: decidedInSummary reads the items of that section that state
+// a decision, and none that only says one was made, none of another section, none that decides
+// nothing.
+func TestDecidedInSummary(t *testing.T) {
+	summary := `1. Primary Request and Intent:
+   We decided nothing here: a request.
+
+5. Problem Solving:
+   - Decided to keep amounts in integer cents.
+   - Settled on an approach for the ledger data after some discussion.
+   - Fixed the off-by-one in the totals.
+   * We agreed to drop the v1 endpoint.
+
+6. Pending Tasks:
+   - Decided to look at this later? no: another section
+`
+	got := decidedInSummary(summary)
+	want := []string{"Decided to keep amounts in integer cents.", "We agreed to drop the v1 endpoint."}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := decidedInSummary("## Key Decisions\n- We settled on SQLite for the cache.\n## Current Work\n- decided nothing"); fmt.Sprint(got) != fmt.Sprint([]string{"We settled on SQLite for the cache."}) {
+		t.Errorf("a heading naming decisions: %q", got)
+	}
+	for _, nothing := range []string{"5. Problem Solving:\n   - Settled on a plan after some discussion.\n", "5. Problem Solving:\n   - Fixed the parser.\n", "no summary"} {
+		if got := decidedInSummary(nothing); len(got) != 0 {
+			t.Errorf("%q: %q", nothing, got)
+		}
+	}
+}
+
+// The summary's "Optional Next Step" is read when it names a step; one that only says to go on
+// ("Continue with the user's latest request.") or that there is none names nothing.
+func TestNextInSummary(t *testing.T) {
+	summary := "7. Current Work:\n   The parser.\n\n8. Optional Next Step:\n   Claude said it would wire the cursor into the export path next.\n"
+	if got := nextInSummary(summary); got != "Claude said it would wire the cursor into the export path next." {
+		t.Errorf("got %q", got)
+	}
+	for _, nothing := range []string{
+		"8. Optional Next Step:\n   Continue with the user's latest request.\n",
+		"## Next Step\n- None: the work is complete.\n",
+		"7. Current Work:\n   wire the cursor next\n",
+		"no summary",
+	} {
+		if got := nextInSummary(nothing); got != "" {
+			t.Errorf("%q: %q", nothing, got)
+		}
+	}
+}

@@ -232,7 +232,11 @@ type HandoffFile struct {
 	// Pending is what Claude Code's summary at the session's last compaction, which the Summary
 	// quotes, listed as pending (pendingInSummary).
 	Pending []string
-	Record  checkpoint.Record
+	// Decided is what that summary states was decided (decidedInSummary).
+	Decided []string
+	// Next is that summary's next step (nextInSummary).
+	Next   string
+	Record checkpoint.Record
 }
 
 // ReadHandoff reads the hand-off checkpoint at path, inside the project at root. ok is false
@@ -251,7 +255,8 @@ func ReadHandoff(root, path string) (h HandoffFile, ok bool) {
 	}
 	_, sec := checkpoint.ParseBody(body)
 	h = HandoffFile{Session: fm.Session, Branch: fm.Branch, Time: fm.Time, Files: fm.Files,
-		Tasks: TaskLines(sec.Remaining), Pending: pendingInSummary(sec.Summary), Record: checkpoint.ReadRecord(sec.Notes)}
+		Tasks: TaskLines(sec.Remaining), Pending: pendingInSummary(sec.Summary), Decided: decidedInSummary(sec.Summary), Next: nextInSummary(sec.Summary),
+		Record: checkpoint.ReadRecord(sec.Notes)}
 	for _, l := range strings.Split(sec.Summary, "\n") {
 		if h.Session == "" {
 			if rest, found := strings.CutPrefix(l, "Hand-off written by cairn when session "); found {

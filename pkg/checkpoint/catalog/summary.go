@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
@@ -13,6 +15,7 @@ import (
 	"github.com/cairn-hooks/cairn/pkg/plain"
 	"github.com/cairn-hooks/cairn/pkg/runstate"
 	"github.com/cairn-hooks/cairn/pkg/safefile"
+	"github.com/cairn-hooks/cairn/pkg/transcript"
 )
 
 // summaryLabel opens Claude Code's own summary inside an automatic checkpoint's Summary, after
@@ -165,6 +168,95 @@ func pendingInSummary(text string) []string {
 		}
 	}
 	return out
+}
+
+// nextInSummary returns the first line of the "Optional Next Step" section (or "Next Step") of
+// Claude Code's compaction summary (text holding it), "" when there is none: the summarising
+// model's own reading of what was to come next, in its words.
+func nextInSummary(text string) string {
+	in := false
+	for _, l := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(l)
+		if summaryHeading(t) {
+			head := strings.ToLower(strings.Trim(strings.TrimLeft(t, "0123456789. #"), "*_: "))
+			in = head == "optional next step" || head == "next step" || head == "next steps"
+			continue
+		}
+		if in && t != "" {
+			if step := strings.TrimSpace(strings.TrimLeft(t, "-*•")); !namesNoStep(step) {
+				return plain.Line(step, maxTaskRunes)
+			}
+			return ""
+		}
+	}
+	return ""
+}
+
+// stepFiller are the words of a next step that names nothing: "Continue with the user's latest
+// request.", "None: the work is complete.", "Proceed with the current task."
+var stepFiller = []string{"continue", "continuing", "proceed", "resume", "keep", "going", "with", "the", "user", "user's",
+	"users", "latest", "last", "current", "request", "requests", "task", "tasks", "work", "working", "on", "next", "step",
+	"steps", "any", "as", "requested", "none", "no", "is", "complete", "completed", "done", "nothing", "further", "pending", "a", "to", "be", "of"}
+
+// namesNoStep reports a next step made of stepFiller alone: it says there is work, not which.
+func namesNoStep(step string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(strings.ReplaceAll(step, "’", "'")), func(r rune) bool {
+		return !unicode.IsLetter(r) && r != '\''
+	}) {
+		if !slices.Contains(stepFiller, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// maxSummaryDecisions bounds the items decidedInSummary returns.
+const maxSummaryDecisions = 4
+
+// decidedInSummary returns the decisions Claude Code's compaction summary (text holding it)
+// states in its "Problem Solving" section, or a section whose heading names decisions ("Key
+// Decisions"), at most maxSummaryDecisions, each one line: the summary restates what the
+// conversation settled in its own words ("Decided to keep amounts in integer cents."), whatever
+// words the user or Claude had stated it in, and so keeps decisions no rule of cairn's read in the
+// transcript. An item is taken when it states a decision by transcript.Decided's rule.
+func decidedInSummary(text string) []string {
+	var out []string
+	in := false
+	for _, l := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(l)
+		if summaryHeading(t) {
+			head := strings.ToLower(strings.Trim(strings.TrimLeft(t, "0123456789. #"), "*_: "))
+			in = head == "problem solving" || strings.Contains(head, "decision")
+			continue
+		}
+		if !in || t == "" {
+			continue
+		}
+		item := strings.TrimSpace(strings.TrimLeft(t, "-*•0123456789. "))
+		if vague(item) {
+			continue
+		}
+		for _, d := range transcript.Decided(item) {
+			out = append(out, plain.Line(d, maxTaskRunes))
+			if len(out) == maxSummaryDecisions {
+				return out
+			}
+		}
+	}
+	return out
+}
+
+// vagueChoices name a choice without saying which: "Settled on an approach for the data after
+// some discussion" says that something was decided, and nothing a later session could act on.
+var vagueChoices = []string{" an approach", " a solution", " a plan", " an option", " a direction", " a way forward", " some approach"}
+
+// vague reports an item of a summary that says a decision was made without saying which.
+func vague(item string) bool {
+	l := strings.ToLower(item)
+	return slices.ContainsFunc(vagueChoices, func(v string) bool {
+		i := strings.Index(l, v)
+		return i >= 0 && (i+len(v) == len(l) || !unicode.IsLetter(rune(l[i+len(v)])))
+	})
 }
 
 // maxTaskRunes bounds one task line.
