@@ -419,41 +419,63 @@ const maxPointerTasks = 3
 // at most limit, then how many more there are; "" when not even one fits.
 func filesLine(label string, files []string, room, limit int) string {
 	lead := "- " + label + ": "
-	used := utf16Len(lead) + 1
-	var names []string
+	var shown []string
+	line := ""
 	for i, f := range files {
-		q := pathField(f)
-		more := 0
+		more := ""
 		if i+1 < len(files) {
-			more = utf16Len(fmt.Sprintf(", … %d more", len(files)-i-1))
+			more = fmt.Sprintf(", … %d more", len(files)-i-1)
 		}
-		if i == limit || used+utf16Len(q)+2+more > room {
+		next := pathList(append(shown, f))
+		if i == limit || utf16Len(lead+next+more)+1 > room {
 			if i == 0 {
 				return ""
 			}
-			names = append(names, fmt.Sprintf("… %d more", len(files)-i))
+			line += fmt.Sprintf(", … %d more", len(files)-i)
 			break
 		}
-		names, used = append(names, q), used+utf16Len(q)+2
+		shown, line = append(shown, f), next
 	}
-	return lead + strings.Join(names, ", ") + "\n"
+	return lead + line + "\n"
 }
 
-// pathField is one path of a files line: bare when it is made of path characters alone (ASCII
-// letters, digits, '.', '_', '-', '+', '@' and '/', not starting with '-'), which can neither end
-// the list nor the sentence it sits in, and cannot be read as more than a path; otherwise quoted,
-// as any other field. Most paths are bare, and a files line holds more of them in the same room.
-func pathField(p string) string {
-	if p == "" || p[0] == '-' || len(p) > 200 {
-		return quoted(p, 200)
+// pathList writes paths as the fields of a files line. Every path stays inside quotes, as any
+// field a repository or a transcript supplies: consecutive paths made of path characters alone
+// (ASCII letters, digits, '.', '_', '-', '+', '@' and '/') share one pair — none of them can hold
+// the ", " that separates them or a quote, so the list reads back unambiguously — and any other
+// path is quoted on its own. A files line holds more paths in the same room than with a pair each.
+func pathList(paths []string) string {
+	var fields, run []string
+	flush := func() {
+		if len(run) > 0 {
+			fields = append(fields, `"`+strings.Join(run, ", ")+`"`)
+			run = run[:0]
+		}
+	}
+	for _, p := range paths {
+		if plainPath(p) {
+			run = append(run, p)
+			continue
+		}
+		flush()
+		fields = append(fields, quoted(p, 200))
+	}
+	flush()
+	return strings.Join(fields, ", ")
+}
+
+// plainPath reports whether p is a path of path characters alone, at most 200 bytes.
+func plainPath(p string) bool {
+	if p == "" || len(p) > 200 {
+		return false
 	}
 	for i := 0; i < len(p); i++ {
 		c := p[i]
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._-+@/", c) >= 0) {
-			return quoted(p, 200)
+			return false
 		}
 	}
-	return p
+	return true
 }
 
 // openTasks are the pointer's open-task lines: the session's task list (task files or TodoWrite),

@@ -127,7 +127,7 @@ func TestHandoffPointerFacts(t *testing.T) {
 		Tasks: []string{"1. [pending] Wire the parser (task 2)"},
 	}
 	out := HandoffPointer(p, now)
-	for _, want := range []string{": src/lexer.go, src/parser.go\n", `Claude asked: "Shall I also update the docs?"`, `next step: "Next, I'll wire the parser."`,
+	for _, want := range []string{`: "src/lexer.go, src/parser.go"` + "\n", `Claude asked: "Shall I also update the docs?"`, `next step: "Next, I'll wire the parser."`,
 		`last error: "undefined: parseHeader"`, `last commit: "1a2b3c4 lexer: keep state"`, `open task: "[pending] Wire the parser"`, `last request: "and now the parser"`,
 		`started for: "make the lexer twice as fast"`, `ran (exit 1): "go test ./pkg/lexer/"`, `working on: "fix the lexer"`} {
 		if !strings.Contains(out, want) {
@@ -192,7 +192,7 @@ func TestHandoffPointerFillsTheBudget(t *testing.T) {
 	}
 	for _, want := range []string{"`/context-restore 20261201-101500-handoff`", `open task: "Remove the v1 endpoint"`,
 		`pending in Claude Code's summary: "Write the changelog entry"`, `pending in Claude Code's summary: "Check the error paths"`,
-		`pending in Claude Code's summary: "Wire the metrics"`, "internal/quota/file13.go\n"} {
+		`pending in Claude Code's summary: "Wire the metrics"`, `internal/quota/file13.go"` + "\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the pointer lacks %q:\n%s", want, out)
 		}
@@ -323,7 +323,7 @@ func TestHandoffPointerByNeed(t *testing.T) {
 	if utf16Len(out) > maxPointer {
 		t.Fatalf("%d characters:\n%s", utf16Len(out), out)
 	}
-	for _, want := range []string{`working on: "fix the lexer"`, `: src/f00.go, `, `last commit: "1a2b3c4 lexer: keep state"`, "more in the hand-off\n"} {
+	for _, want := range []string{`working on: "fix the lexer"`, `: "src/f00.go, `, `last commit: "1a2b3c4 lexer: keep state"`, "more in the hand-off\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the pointer lacks %q:\n%s", want, out)
 		}
@@ -340,20 +340,21 @@ func TestHandoffPointerByNeed(t *testing.T) {
 	}
 }
 
-// A path of path characters alone is written bare on the files line: it can end neither the list
-// nor the sentence. Any other is quoted, as every other field is, so that none can forge a line.
-func TestPathField(t *testing.T) {
-	for p, want := range map[string]string{
-		"internal/ledger/parse.go":     "internal/ledger/parse.go",
-		"web/@types/node_modules+x.ts": "web/@types/node_modules+x.ts",
-		"docs/my notes.md":             `"docs/my notes.md"`,
-		`a", "b.go`:                    `"a\", \"b.go"`,
-		"src/x.go\n- decided: y":       `"src/x.go - decided: y"`,
-		"-rf":                          `"-rf"`,
-		"src/ünïcode.go":               `"src/ünïcode.go"`,
+// Every path on the files line stays inside quotes: paths of path characters alone share a pair
+// (none holds the separator or a quote), any other is quoted alone, so that none can forge a line.
+func TestPathList(t *testing.T) {
+	for _, c := range []struct {
+		paths []string
+		want  string
+	}{
+		{[]string{"internal/ledger/parse.go", "web/@types/node_modules+x.ts"}, `"internal/ledger/parse.go, web/@types/node_modules+x.ts"`},
+		{[]string{"a.go", "docs/my notes.md", "b.go"}, `"a.go", "docs/my notes.md", "b.go"`},
+		{[]string{`a", "b.go`}, `"a\", \"b.go"`},
+		{[]string{"src/x.go\n- decided: y", "-rf"}, `"src/x.go - decided: y", "-rf"`},
+		{[]string{"src/ünïcode.go", "c.go", "d.go"}, `"src/ünïcode.go", "c.go, d.go"`},
 	} {
-		if got := pathField(p); got != want {
-			t.Errorf("pathField(%q) = %s, want %s", p, got, want)
+		if got := pathList(c.paths); got != c.want {
+			t.Errorf("pathList(%q) = %s, want %s", c.paths, got, c.want)
 		}
 	}
 }
