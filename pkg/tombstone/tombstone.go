@@ -8,6 +8,9 @@
 // would let a repository hide the user's own history from their searches (a session, a checkpoint
 // whose content it knows). Forgetting is one person's act on their machine; it reaches neither
 // another clone nor a copy someone made (README, Forget).
+//
+// It stands alone because two layers read it: `cairn forget` (pkg/forget) writes it, and the
+// search index (pkg/search), which forget itself drives, checks every document against it.
 package tombstone
 
 import (
