@@ -5,10 +5,10 @@
 //
 //  1. it marks the session ended in the registry, ends its file claims (package claims) and logs
 //     the end in memory/timeline.jsonl;
-//  2. it deletes the parked items that are 30 days old or more — bullets by their Raised date,
-//     legacy session-open-*.md files by their modification time — recording each one whole in
-//     the audit log as "expired" first (SessionStart runs the same clean-up when a SessionEnd
-//     was killed);
+//  2. beside step 1, it deletes the parked items that are 30 days old or more — bullets by their
+//     Raised date, legacy session-open-*.md files by their modification time — recording each
+//     one whole in the audit log as "expired" first (SessionStart runs the same clean-up when a
+//     SessionEnd was killed);
 //  3. when the session did work since its last checkpoint (edited files, changed tasks,
 //     compacted), it leaves a hand-off checkpoint (package handoff), which the next session on
 //     the branch is pointed to.
@@ -52,6 +52,7 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 	now := inv.Now()
 	var errs []error
 	st := stores.Open(inv.Project)
+	expired := expireBeside(st.Parked)
 	if in.SessionID != "" {
 		if err := st.Registry.End(in.SessionID, now); err != nil {
 			errs = append(errs, fmt.Errorf("session registry: %w", err))
@@ -65,7 +66,7 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 	}); err != nil {
 		errs = append(errs, fmt.Errorf("timeline: %w", err))
 	}
-	_, err := st.Parked.Expire()
+	err := <-expired
 	if ie, rest := parking.IndexWarning(err); ie != nil {
 		inv.Warn("parked items: %v", ie) // expired and logged; a pointer may remain in Claude Code's index
 		err = rest
@@ -81,4 +82,24 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// expireBeside runs the parked items' expiry on its own goroutine and returns where its error
+// arrives. It touches only the parked items' files (session-context.md, the legacy files, their
+// audit log and Claude Code's memory index), none of those step 1 writes, and the store is safe
+// for concurrent use: its first look stats every legacy file while the registry's rewrite waits
+// on the file system, and side by side the hook ends sooner. A panic there fails open as one in
+// run does (hookio recovers run's goroutine only): it arrives as an error.
+func expireBeside(parked *parking.Store) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- fmt.Errorf("internal error: %v", p)
+			}
+		}()
+		_, err := parked.Expire()
+		done <- err
+	}()
+	return done
 }

@@ -129,6 +129,18 @@ type Store struct {
 	// when nothing was due, 0 when unknown. Count, which SessionEnd's hand-off asks right after,
 	// takes it instead of listing the directories again. Every write through the store forgets it.
 	listed atomic.Int64
+
+	// dated is what dates made of session-context.md, with the bytes it came from: Expire's first
+	// look and Count, which SessionEnd's hand-off asks right after, read the same bytes through
+	// the handle, and parse the bullets' dates once between them.
+	dated atomic.Pointer[datesOf]
+}
+
+// datesOf is dates' answer for the bytes data (exists false: no file). Neither is changed once made.
+type datesOf struct {
+	data   []byte
+	exists bool
+	dates  []string
 }
 
 // parsed is session-context.md, split and its parked-items section parsed, with the bytes they
@@ -238,7 +250,12 @@ func (s *Store) dates() ([]string, error) {
 		}
 		return out, nil
 	}
-	return raisedDates(sessionfile.Split(data, exists).Parked()), nil
+	if d := s.dated.Load(); d != nil && d.exists == exists && bytes.Equal(d.data, data) {
+		return slices.Clone(d.dates), nil
+	}
+	out := raisedDates(sessionfile.Split(data, exists).Parked())
+	s.dated.Store(&datesOf{data: data, exists: exists, dates: slices.Clone(out)})
+	return out, nil
 }
 
 // List returns the open items, current bullets in file order then legacy files newest first,

@@ -780,3 +780,32 @@ func TestCountTakesExpiresListing(t *testing.T) {
 		t.Fatalf("Count after a park: %d, %v; want 4", n, err)
 	}
 }
+
+// Count right after Expire's first look takes the bullets' dates that look parsed (SessionEnd
+// counts for its hand-off a moment after expiring): the same bytes are not parsed again, and
+// other bytes (a write since) are.
+func TestCountTakesExpiresDates(t *testing.T) {
+	f := newFixture(t)
+	s := New(f.root, f.config, safefile.Disk{Roots: []string{f.root}}, clock)
+	f.write(t, "## Parked items\n\n- **young** — y. Raised: "+date(2)+".\n- **other** — o. Raised: "+date(3)+".\n")
+	if exp, err := s.Expire(); err != nil || len(exp) != 0 {
+		t.Fatalf("nothing due: %+v %v", exp, err)
+	}
+	first := s.dated.Load()
+	if first == nil || len(first.dates) != 2 {
+		t.Fatalf("Expire's first look kept no dates: %+v", first)
+	}
+	if n, err := s.Count(); err != nil || n != 2 {
+		t.Fatalf("Count after Expire: %d, %v; want 2", n, err)
+	}
+	if s.dated.Load() != first {
+		t.Fatal("Count parsed the dates of the same bytes again")
+	}
+	b, _ := NewBullet("deferred", "another idea", "detail", "", "")
+	if _, _, err := s.Park(b); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.Count(); err != nil || n != 3 {
+		t.Fatalf("Count after a park: %d, %v; want 3", n, err)
+	}
+}

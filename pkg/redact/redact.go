@@ -233,7 +233,7 @@ func isSecretValue(v string) bool {
 // an ordinary lowercase word; with '=' every value is masked. Values already masked stay as they are.
 //
 // The expression runs only over the lines that hold a needle followed by a ':' or '=' (pairSep; on
-// a line with other than ASCII, any needle): a pair's key holds a needle and no newline, so a pair
+// a line with other than ASCII and a K or an ſ, any needle): a pair's key holds a needle and no newline, so a pair
 // starts on the needle's line, and it ends at the latest at the end of the line its value starts
 // on. Prose that names a token or a password without a separator after it costs the needle pass
 // alone, and a compaction summary of many kilobytes that says
@@ -257,11 +257,13 @@ func redactPairs(s string) string {
 	line, scanned := 0, 0 // the start of the line of s[scanned]
 	for _, h := range hits {
 		v, sep := pairSep(s, h.i+h.n)
-		if !sep && asciiLine(s, h.i) {
+		if !sep && (asciiLine(s, h.i) || !foldsToASCII(s, h.i, v)) {
 			// No ':' or '=' after this key: no pair holds this needle (most prose). On a line
-			// with other than ASCII, the expression runs all the same: its case folding reads
-			// the Kelvin sign as k and ſ as s, which the needles do not, and a key so spelled
-			// next to this one is masked as it was.
+			// with other than ASCII, the expression runs all the same when what it would run
+			// over holds the Kelvin sign or ſ: its case folding reads them as k and s, which the
+			// needles do not, and a key so spelled next to this one is masked as it was. Other
+			// text than ASCII (日本語, naïve) folds to no ASCII letter, so there the expression
+			// finds no pair that a needle followed by a separator does not show.
 			continue
 		}
 		if k := strings.LastIndexByte(s[scanned:h.i], '\n'); k >= 0 {
@@ -344,6 +346,15 @@ func asciiLine(s string, i int) bool {
 		}
 	}
 	return true
+}
+
+// foldsToASCII reports whether the lines from that of s[i] to that of s[v] (what the expression
+// runs over for a needle at i whose pair's value would start at v) hold a rune that RE2's (?i)
+// reads as an ASCII letter: the Kelvin sign (U+212A, k) and the long s (U+017F, s) are the only
+// two in Unicode's simple case folding (TestFoldsToASCII checks it).
+func foldsToASCII(s string, i, v int) bool {
+	stretch := s[strings.LastIndexByte(s[:i], '\n')+1 : lineEnd(s, v)]
+	return strings.Contains(stretch, "\u212a") || strings.Contains(stretch, "\u017f")
 }
 
 // lineEnd is the offset of the newline that ends the line of s[i], or len(s).

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 func TestRedact(t *testing.T) {
@@ -324,6 +326,9 @@ func FuzzRedactPairsAsBefore(f *testing.F) {
 	f.Add("the password is below; pa\u017f\u017fword=hunter2")
 	f.Add("a token here, to\u212aen: Abc123def and password=x")
 	f.Add("password=hunter2\nx token :\n\n  abc123 and api_key='q r' DB_PWD=zz")
+	f.Add("Struct token 日本語 mutex, naïve window; DB_PASSWORD=hunter2 and api_key: Abc123")
+	f.Add("日本語 token \n  to\u212aen=Abc123def and secret 日本")
+	f.Add("naïve secret here\npa\u017f\u017fword: Abc123\n日本語 token")
 	f.Fuzz(func(t *testing.T, s string) {
 		if got, want := redactPairs(s), redactPairsBefore(s); got != want {
 			t.Fatalf("differs on %q:\n got %q\nwant %q", s, got, want)
@@ -389,6 +394,44 @@ func pairValueBefore(s string, i int) int {
 		i++
 	}
 	return i
+}
+
+// TestFoldsToASCII: the Kelvin sign and the long s are the only runes beyond ASCII that Unicode's
+// simple case folding, which RE2's (?i) uses, takes to an ASCII letter; redactPairs skips a needle
+// without a separator on a line with other text than ASCII only when neither is there
+// (foldsToASCII).
+func TestFoldsToASCII(t *testing.T) {
+	for r := rune(utf8.RuneSelf); r <= unicode.MaxRune; r++ {
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			if f < utf8.RuneSelf && r != '\u212a' && r != '\u017f' {
+				t.Errorf("%U folds to %q: foldsToASCII must look for it", r, f)
+			}
+		}
+	}
+	for _, c := range []struct {
+		s    string
+		want bool
+	}{
+		{"日本語 token here", false},
+		{"naïve to\u212aen: Abc, a token here", true},
+		{"a token\n\n pa\u017f\u017fword", true}, // the stretch runs to the line where a value would start
+		{"a token\nnext line\npa\u017f\u017fword", false},
+	} {
+		i := strings.Index(c.s, "token")
+		v, _ := pairSep(c.s, i+len("token"))
+		if got := foldsToASCII(c.s, i, v); got != c.want {
+			t.Errorf("foldsToASCII(%q) = %v, want %v", c.s, got, c.want)
+		}
+	}
+}
+
+// BenchmarkRedactPrompt is a prompt that names a token, in prose with other text than ASCII: the
+// needle pass alone, not the pair expression (SessionEnd's hand-off quotes such prompts).
+func BenchmarkRedactPrompt(b *testing.B) {
+	s := "Struct token 日本語 mutex file mutex line a reader config in as. File goroutine error naïve window write parse error with window newline this backslash buffer be to."
+	for b.Loop() {
+		Redact(s)
+	}
 }
 
 func BenchmarkRedactSummary(b *testing.B) {
