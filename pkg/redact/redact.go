@@ -22,7 +22,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unicode/utf8"
 )
 
 // mask replaces every secret.
@@ -232,8 +231,8 @@ func isSecretValue(v string) bool {
 // after a bare ':' (the way prose is written: "the token: it expired") is left alone when it is
 // an ordinary lowercase word; with '=' every value is masked. Values already masked stay as they are.
 //
-// The expression runs only over the lines that hold a needle followed by a ':' or '=' (pairSep; on
-// a line with other than ASCII and a K or an ſ, any needle): a pair's key holds a needle and no newline, so a pair
+// The expression runs only over the lines that hold a needle followed by a ':' or '=' (pairSep; when
+// those lines hold a K or an ſ, any needle): a pair's key holds a needle and no newline, so a pair
 // starts on the needle's line, and it ends at the latest at the end of the line its value starts
 // on. Prose that names a token or a password without a separator after it costs the needle pass
 // alone, and a compaction summary of many kilobytes that says
@@ -257,13 +256,14 @@ func redactPairs(s string) string {
 	line, scanned := 0, 0 // the start of the line of s[scanned]
 	for _, h := range hits {
 		v, sep := pairSep(s, h.i+h.n)
-		if !sep && (asciiLine(s, h.i) || !foldsToASCII(s, h.i, v)) {
-			// No ':' or '=' after this key: no pair holds this needle (most prose). On a line
-			// with other than ASCII, the expression runs all the same when what it would run
-			// over holds the Kelvin sign or ſ: its case folding reads them as k and s, which the
-			// needles do not, and a key so spelled next to this one is masked as it was. Other
-			// text than ASCII (日本語, naïve) folds to no ASCII letter, so there the expression
-			// finds no pair that a needle followed by a separator does not show.
+		if !sep && !foldsToASCII(s, h.i, v) {
+			// No ':' or '=' after this key: no pair holds this needle (most prose). The
+			// expression runs all the same when what it would run over — this line to the one
+			// the value would start on, which may be a later one — holds the Kelvin sign or ſ:
+			// its case folding reads them as k and s, which the needles do not, and a key so
+			// spelled next to this one is masked as it was. Other text than ASCII (日本語,
+			// naïve) folds to no ASCII letter, so there the expression finds no pair that a
+			// needle followed by a separator does not show.
 			continue
 		}
 		if k := strings.LastIndexByte(s[scanned:h.i], '\n'); k >= 0 {
@@ -335,17 +335,6 @@ func pairSep(s string, i int) (v int, sep bool) {
 		i++
 	}
 	return i, sep
-}
-
-// asciiLine reports whether the line of s[i] is all ASCII.
-func asciiLine(s string, i int) bool {
-	start := strings.LastIndexByte(s[:i], '\n') + 1
-	for j := start; j < len(s) && s[j] != '\n'; j++ {
-		if s[j] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }
 
 // foldsToASCII reports whether the lines from that of s[i] to that of s[v] (what the expression

@@ -329,6 +329,7 @@ func FuzzRedactPairsAsBefore(f *testing.F) {
 	f.Add("Struct token 日本語 mutex, naïve window; DB_PASSWORD=hunter2 and api_key: Abc123")
 	f.Add("日本語 token \n  to\u212aen=Abc123def and secret 日本")
 	f.Add("naïve secret here\npa\u017f\u017fword: Abc123\n日本語 token")
+	f.Add("token0\nto\u212aen=0") // an ASCII needle line, the value's line below it spelled with a K
 	f.Fuzz(func(t *testing.T, s string) {
 		if got, want := redactPairs(s), redactPairsBefore(s); got != want {
 			t.Fatalf("differs on %q:\n got %q\nwant %q", s, got, want)
