@@ -238,7 +238,15 @@ func (f *fixture) contenders(s *sizeFiles, st *states) []*contender {
 				return nil
 			}},
 		{key: "sessionend", name: "sessionend (leaves a hand-off)", kind: kindCairn, argv: []string{bin("sessionend")},
-			stdin: payload("SessionEnd", sid, f.proj, s.T, "reason", "prompt_input_exit"), state: st.standard, budget: budget{ratio: 2.5, rss: true},
+			stdin: payload("SessionEnd", sid, f.proj, s.E, "reason", "prompt_input_exit"), state: st.standard, budget: budget{ratio: 2.5, rss: true},
+			check: func(out, errOut string, code, changed int) error {
+				if err := writes(true, empty)(out, errOut, code, changed); err != nil {
+					return err
+				}
+				return handedOff(true)
+			}},
+		{key: "sessionend-shrunk", name: "sessionend on a transcript rewritten shorter since its compaction (hand-off)", kind: kindCairn, argv: []string{bin("sessionend")},
+			stdin: payload("SessionEnd", sid, f.proj, s.T, "reason", "prompt_input_exit"), state: st.standard, budget: budget{abs: 500, rss: true},
 			check: func(out, errOut string, code, changed int) error {
 				if err := writes(true, empty)(out, errOut, code, changed); err != nil {
 					return err
@@ -246,9 +254,9 @@ func (f *fixture) contenders(s *sizeFiles, st *states) []*contender {
 				return handedOff(true)
 			}},
 		{key: "sessionend-nowork", name: "sessionend (nothing new since its hand-off)", kind: kindCairn, argv: []string{bin("sessionend")},
-			stdin: payload("SessionEnd", sid, f.proj, s.T, "reason", "prompt_input_exit"), state: st.handedOff, budget: hookBudget2, check: writes(true, empty)},
+			stdin: payload("SessionEnd", sid, f.proj, s.E, "reason", "prompt_input_exit"), state: st.handedOff, budget: hookBudget2, check: writes(true, empty)},
 		{key: "sessionend-worst", name: "sessionend, worst state (110 items expire, and a hand-off)", kind: kindCairn, argv: []string{bin("sessionend")},
-			stdin: payload("SessionEnd", sid, f.proj, s.T, "reason", "prompt_input_exit"), state: st.expired, budget: budget{abs: 500, rss: true},
+			stdin: payload("SessionEnd", sid, f.proj, s.E, "reason", "prompt_input_exit"), state: st.expired, budget: budget{abs: 500, rss: true},
 			check: func(out, errOut string, code, changed int) error {
 				if err := empty(out, errOut, code, changed); err != nil {
 					return err

@@ -30,7 +30,8 @@ import (
 //	work/alternatives/   the shell, Python and Node contenders
 //	work/proj/           the project (a git repository)
 //	work/home/.claude/   HOME/.claude = CLAUDE_CONFIG_DIR: legacy memory files, task files
-//	work/transcripts/    T-<size>.jsonl, and C-<size>.jsonl (the same and one line)
+//	work/transcripts/    T-<size>.jsonl, C-<size>.jsonl (the same and one line), and E-<size>.jsonl
+//	                     (C and a turn after the compaction: what SessionEnd reads)
 type fixture struct {
 	work, bin, alt    string
 	proj, home, conf  string
@@ -384,10 +385,10 @@ var raisedRe = regexp.MustCompile(`Raised: \d{4}-\d{2}-\d{2}`)
 // SessionEnd and the Python and Node hooks; C is T and one more line, the transcript of an
 // earlier compaction of the same session, which SessionStart(compact) reads.
 type sizeFiles struct {
-	label  string
-	T, C   string
-	opts   transcripttest.Options
-	edited []string // the files T edits after its last boundary, relative to the project
+	label   string
+	T, C, E string
+	opts    transcripttest.Options
+	edited  []string // the files T edits after its last boundary, relative to the project
 }
 
 // transcriptsFor generates the transcripts of one size.
@@ -399,6 +400,7 @@ func (f *fixture) transcriptsFor(sz sizeSpec) (*sizeFiles, error) {
 		label: sz.label,
 		T:     filepath.Join(f.transcripts, "T-"+sz.label+".jsonl"),
 		C:     filepath.Join(f.transcripts, "C-"+sz.label+".jsonl"),
+		E:     filepath.Join(f.transcripts, "E-"+sz.label+".jsonl"),
 		opts:  transcripttest.Options{Size: sz.size, LongLine: sz.line, Boundaries: 3, Seed: 1, Root: f.proj},
 	}
 	start := time.Now()
@@ -420,6 +422,25 @@ func (f *fixture) transcriptsFor(sz sizeSpec) (*sizeFiles, error) {
 	extra := `{"parentUuid":"ffffffff-0000-4000-8000-000000000000","isSidechain":false,"userType":"external","cwd":"` + f.proj +
 		`","sessionId":"3f0c2a9e-5d1b-4c7e-9a2f-6b8d0e1f2a3b","version":"2.1.240","gitBranch":"main","type":"system","subtype":"turn_duration","durationMs":5123,"isMeta":false,"uuid":"ffffffff-0000-4000-8000-00000000000f","timestamp":"2026-09-30T11:59:00.000Z"}` + "\n"
 	if err := appendTo(s.C, extra); err != nil {
+		return nil, err
+	}
+	// E is C and a turn after the compaction, the transcript a session ends on: a transcript
+	// only grows, so SessionEnd reads one at least as long as the one its last PreCompact
+	// recorded (C). A SessionEnd on T, shorter than that, is a transcript rewritten since (the
+	// sessionend-shrunk row): the offsets the checkpoint recorded cannot be trusted there.
+	if err := copyFile(s.E, s.C); err != nil {
+		return nil, err
+	}
+	line := func(typ, parent, uuid, ts, message string) string {
+		return `{"parentUuid":"` + parent + `","isSidechain":false,"userType":"external","cwd":"` + f.proj +
+			`","sessionId":"3f0c2a9e-5d1b-4c7e-9a2f-6b8d0e1f2a3b","version":"2.1.240","gitBranch":"main","type":"` + typ +
+			`","message":` + message + `,"uuid":"` + uuid + `","timestamp":"` + ts + `"}` + "\n"
+	}
+	turn := line("user", "ffffffff-0000-4000-8000-00000000000f", "ffffffff-0000-4000-8000-000000000010", "2026-09-30T12:00:00.000Z",
+		`{"role":"user","content":"Now run the lexer tests again and tell me what still fails."}`) +
+		line("assistant", "ffffffff-0000-4000-8000-000000000010", "ffffffff-0000-4000-8000-000000000011", "2026-09-30T12:00:04.000Z",
+			`{"model":"claude-opus-4-8","id":"msg_after","type":"message","role":"assistant","content":[{"type":"text","text":"They pass now; nothing still fails."}],"stop_reason":"end_turn","stop_sequence":null}`)
+	if err := appendTo(s.E, turn); err != nil {
 		return nil, err
 	}
 	f.log("fixture: transcript %s: %.1f MiB (%s)", sz.label, float64(truth.Size)/(1<<20), time.Since(start).Round(time.Millisecond))
@@ -616,7 +637,7 @@ func (f *fixture) statesFor(s *sizeFiles) (*states, error) {
 	if _, err := st.standard.restore(nil); err != nil {
 		return nil, err
 	}
-	if _, err := f.hook("sessionend", payload("SessionEnd", benchSession, f.proj, s.T, "reason", "prompt_input_exit")); err != nil {
+	if _, err := f.hook("sessionend", payload("SessionEnd", benchSession, f.proj, s.E, "reason", "prompt_input_exit")); err != nil {
 		return nil, err
 	}
 	if st.handedOff, err = takeSnapshot(roots...); err != nil {
