@@ -352,8 +352,12 @@ func (s *Store) Paths(sid string, max int) []string {
 	}
 	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
 	var out []string
+	// A set, not a search of out: a list holds thousands of lines (64 KiB), and a compaction
+	// reads it whole.
+	seen := make(map[string]bool, len(lines))
 	for i := len(lines) - 1; i >= 0 && len(out) < max; i-- {
-		if l := lines[i]; l != "" && !slices.Contains(out, l) {
+		if l := lines[i]; l != "" && !seen[l] {
+			seen[l] = true
 			out = append(out, l)
 		}
 	}
