@@ -56,6 +56,7 @@ type activityScan struct {
 	commits bool // a commit was found: older ones are not looked at
 	errored bool // LastError is settled
 	p       parser
+	m       lineMarks // a long result line's tokens (result)
 }
 
 type resultRef struct {
@@ -75,26 +76,43 @@ var (
 	isErrorTrue  = []byte(`"is_error":true`)
 )
 
-// result notes a tool-result line. It reads the ids with byte searches, not a parse: results
-// are most of a transcript's bytes.
-func (a *activityScan) result(l line) {
+// result notes a tool-result line, given what one walk over it found (m). It reads the ids with
+// byte searches, not a parse: results are most of a transcript's bytes.
+func (a *activityScan) result(l line, m *lineMarks) {
 	if len(a.refs) >= maxResultRefs {
 		return
 	}
-	data := l.data
 	if l.truncated && l.end > l.off {
 		// Claude Code writes a failed result's id after its content, and a copy of the output
 		// after that: the whole line is searched for the two tokens (only such a line, in the
 		// stretch the commands are read in), and only they are kept.
-		data = a.tokens(l.off, l.end)
+		data := a.tokens(l.off, l.end)
+		m = a.m.of(data)
+		a.noteResult(l, data, m)
+		return
 	}
-	n := bytes.Count(data, toolUseIDKey)
-	ref := resultRef{off: l.off, n: len(l.data), cut: l.truncated, multiple: n > 1,
-		isError: bytes.Contains(data, isErrorTrue)}
-	rest := data
-	for range n {
-		i := bytes.Index(rest, toolUseIDKey)
-		rest = rest[i+len(toolUseIDKey):]
+	a.noteResult(l, l.data, m)
+}
+
+// noteResult records the ids of a result line's data, whose walk is m: every "tool_use_id":"
+// that does not overlap the one before it (as bytes.Count counts them), each followed by its id
+// up to the next quote.
+func (a *activityScan) noteResult(l line, data []byte, m *lineMarks) {
+	var n int
+	next := 0 // where the next occurrence that counts may start
+	for _, i := range m.ids {
+		if int(i) >= next {
+			n++
+			next = int(i) + len(toolUseIDKey)
+		}
+	}
+	ref := resultRef{off: l.off, n: len(l.data), cut: l.truncated, multiple: n > 1, isError: m.any(markIsError)}
+	next = 0
+	for _, i := range m.ids {
+		if int(i) < next {
+			continue
+		}
+		rest := data[int(i)+len(toolUseIDKey):]
 		j := bytes.IndexByte(rest, '"')
 		if j < 0 {
 			break
@@ -102,7 +120,9 @@ func (a *activityScan) result(l line) {
 		if id := string(rest[:j]); id != "" && !hasRef(a.refs, id) {
 			a.refs[id] = ref
 		}
-		rest = rest[j:]
+		// The id ends at a quote, and an occurrence starts with one: the next one counted
+		// starts there at the earliest, as a search from there would find it.
+		next = int(i) + len(toolUseIDKey) + j
 	}
 }
 
@@ -648,12 +668,13 @@ const (
 	maxDecisionLine = 32 << 10
 )
 
-// mayDecide reports whether a line may state a decision, with byte tests that spare the parse of
-// the others. Only a prompt (a user line; tool results are passed over before) or a line holding
-// a text block states one, so that the words are looked for in those alone, not in the tool uses
-// (an Edit's or a Write's content) that make most of an assistant's bytes.
-func mayDecide(b []byte) bool {
-	if len(b) > maxDecisionLine || !bytes.Contains(b[:min(len(b), toolResultHead)], []byte(`"type":"user"`)) && !bytes.Contains(b, []byte(`"type":"text"`)) {
+// mayDecideMarked reports whether line b, whose tokens are m, may state a decision, with byte
+// tests that spare the parse of the others. Only a prompt (a user line; tool results are passed
+// over before) or a line holding a text block states one, so that the words are looked for in
+// those alone, not in the tool uses (an Edit's or a Write's content) that make most of an
+// assistant's bytes.
+func mayDecideMarked(b []byte, m *lineMarks) bool {
+	if len(b) > maxDecisionLine || !m.any(markUserHead|markText) {
 		return false
 	}
 	return mayDecideText(b)

@@ -210,3 +210,38 @@ func BenchmarkForCompaction(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkForCompactionTail is the first PreCompact of a compaction as it runs when the
+// session's claims name the files edited further back (pkg/compaction's editScan): the same pass
+// bounded to the last 4 MiB, which here are tool results for four fifths of their bytes. Its MB/s
+// is the tail scan's rate.
+func BenchmarkForCompactionTail(b *testing.B) {
+	const tail = 4 << 20
+	for _, f := range benchFiles(b) {
+		if f.truth.Size-f.truth.LastBoundary <= tail {
+			continue // the whole stretch is read: BenchmarkForCompaction
+		}
+		b.Run(f.name, func(b *testing.B) {
+			b.SetBytes(tail)
+			b.ReportAllocs()
+			defer reportCPU(b)()
+			for b.Loop() {
+				if c, err := Open(f.path).ForCompaction("/home/dev/project", 3, false, tail); err != nil || !c.EditsCut {
+					b.Fatalf("%v, %v", c.EditsCut, err)
+				}
+			}
+		})
+	}
+}
+
+// reportCPU reports the process's CPU time (user + system) per iteration beside the wall time: on a
+// shared machine waiting for a core inflates ns/op, not this. Call the function it returns when
+// the loop ends.
+func reportCPU(b *testing.B) func() {
+	start := cpuTime()
+	return func() {
+		if b.N > 0 {
+			b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+		}
+	}
+}

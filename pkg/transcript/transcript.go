@@ -365,30 +365,34 @@ func (lim limits) sinceAt(r io.ReaderAt, size int64, root string, from, budget i
 		seen  = map[string]bool{}
 		p     parser
 		s     = newBackScanner(r, size, lim, budget)
-		paths []string // one line's, reused: the paths are copied (clean) before they are kept
+		paths []string  // one line's, reused: the paths are copied (clean) before they are kept
+		m     lineMarks // one line's tokens, found in one walk: the tests below read them
 	)
 	for len(seen) < maxEditedFiles {
 		l, ok := s.next()
 		if !ok || l.off < from {
 			break
 		}
-		if mayBeBoundary(l.data) {
+		m.of(l.data)
+		if m.any(markBoundary | markSummary) { // mayBeBoundary
 			if e, ok := p.entry(l); ok && !e.sidechain && e.isBoundary() {
 				break
 			}
 		}
 		active := act != nil && l.off >= size-maxActivityScan
-		if active && isToolResult(l.data) {
-			act.result(l)
+		if active && m.has(markResultHead) { // isToolResult
+			act.result(l, &m)
 			continue // a user line: no edits, no task tools
 		}
-		if active && mayDecide(l.data) {
+		if active && mayDecideMarked(l.data, &m) {
 			if e, ok := p.entry(l); ok {
 				act.decisions(e)
 			}
 		}
-		edit, task := mayEdit(l.data), wantTasks && !seg.tasks && mayTask(l.data)
-		bash := active && mayBash(l.data)
+		// mayEdit, mayTask and mayBash: the tool's name and a tool_use block.
+		edit := m.any(markEdit|markWrite) && m.has(markToolUse)
+		task := wantTasks && !seg.tasks && m.has(markTask|markToolUse)
+		bash := active && m.has(markBash|markToolUse)
 		if !edit && !task && !bash {
 			continue
 		}
@@ -433,11 +437,6 @@ func (lim limits) sinceAt(r io.ReaderAt, size int64, root string, from, budget i
 // taskTools are the tools that change a session's task list: the todo list of older clients,
 // the task files of newer ones.
 var taskTools = map[string]bool{"TodoWrite": true, "TaskCreate": true, "TaskUpdate": true}
-
-func mayTask(b []byte) bool {
-	return (bytes.Contains(b, []byte(`TodoWrite"`)) || bytes.Contains(b, []byte(`TaskCreate"`)) || bytes.Contains(b, []byte(`TaskUpdate"`))) &&
-		bytes.Contains(b, []byte(`"tool_use"`))
-}
 
 // Filters that reject almost every line before it is parsed, so that scans that must cover
 // a region run at memory speed. They look for JSON string tokens that end with a quote: inside

@@ -1,0 +1,124 @@
+package transcript
+
+import "bytes"
+
+// lineMarks is what one walk over a line's double quotes finds of the tokens the region scans
+// (sinceAt) test it for: each bit says whether the line holds that token, exactly as
+// bytes.Contains over the line answers (over its first toolResultHead bytes for the two head
+// tokens), and ids lists where "tool_use_id":" starts, every occurrence.
+//
+// Every token holds a double quote at a fixed place, so every occurrence of a token has one of
+// the line's quotes there: looking at each quote for the tokens that can start or end at it finds
+// every occurrence, in one pass of bytes.IndexByte. The tests it replaces were a search of the
+// whole line per token, a dozen passes over each line of the tail, most of them for a token whose
+// first byte ('"', 't', '_') is frequent and so off bytes.Index's fast path.
+type lineMarks struct {
+	bits lineMark
+	ids  []int32 // offsets of "tool_use_id":" in the line, ascending; reused from line to line
+}
+
+// lineMark is one token's bit in lineMarks.
+type lineMark uint16
+
+const (
+	markBoundary   lineMark = 1 << iota // _boundary"
+	markSummary                         // CompactSummary"
+	markResultHead                      // tool_result" in the head (isToolResult)
+	markUserHead                        // "type":"user" in the head (mayDecide)
+	markText                            // "type":"text"
+	markToolUse                         // "tool_use"
+	markEdit                            // Edit" (also the end of MultiEdit" and NotebookEdit")
+	markWrite                           // Write" (also the end of TodoWrite")
+	markBash                            // "Bash"
+	markTask                            // TodoWrite", TaskCreate" or TaskUpdate"
+	markIsError                         // "is_error":true
+)
+
+// The tokens, as the predicates they replace spell them.
+var (
+	tokBoundary   = []byte(`_boundary"`)
+	tokSummary    = []byte(`CompactSummary"`)
+	tokResult     = []byte(`tool_result"`)
+	tokEdit       = []byte(`Edit"`)
+	tokWrite      = []byte(`Write"`)
+	tokTodoWrite  = []byte(`TodoWrite"`)
+	tokTaskCreate = []byte(`TaskCreate"`)
+	tokTaskUpdate = []byte(`TaskUpdate"`)
+	tokToolUse    = []byte(`"tool_use"`)
+	tokUser       = []byte(`"type":"user"`)
+	tokText       = []byte(`"type":"text"`)
+	tokBash       = []byte(`"Bash"`)
+)
+
+// of walks b's quotes once and returns m holding what b holds.
+func (m *lineMarks) of(b []byte) *lineMarks {
+	m.bits, m.ids = 0, m.ids[:0]
+	for q := 0; q < len(b); q++ {
+		k := bytes.IndexByte(b[q:], '"')
+		if k < 0 {
+			break
+		}
+		q += k
+		// Tokens that end with this quote, told apart by the byte before it.
+		if q > 0 {
+			switch b[q-1] {
+			case 'y':
+				m.endsAt(b, q, tokBoundary, markBoundary)
+				m.endsAt(b, q, tokSummary, markSummary)
+			case 't':
+				m.endsAt(b, q, tokEdit, markEdit)
+				if q < toolResultHead && endsWith(b, q, tokResult) {
+					m.bits |= markResultHead
+				}
+			case 'e':
+				m.endsAt(b, q, tokWrite, markWrite)
+				m.endsAt(b, q, tokTodoWrite, markTask)
+				m.endsAt(b, q, tokTaskCreate, markTask)
+				m.endsAt(b, q, tokTaskUpdate, markTask)
+			}
+		}
+		// Tokens that start with it, told apart by the byte after it.
+		if q+1 < len(b) {
+			switch rest := b[q:]; b[q+1] {
+			case 't':
+				switch {
+				case bytes.HasPrefix(rest, toolUseIDKey):
+					m.ids = append(m.ids, int32(q))
+				case bytes.HasPrefix(rest, tokToolUse):
+					m.bits |= markToolUse
+				case bytes.HasPrefix(rest, tokText):
+					m.bits |= markText
+				case q+len(tokUser) <= toolResultHead && bytes.HasPrefix(rest, tokUser):
+					m.bits |= markUserHead
+				}
+			case 'i':
+				if bytes.HasPrefix(rest, isErrorTrue) {
+					m.bits |= markIsError
+				}
+			case 'B':
+				if bytes.HasPrefix(rest, tokBash) {
+					m.bits |= markBash
+				}
+			}
+		}
+	}
+	return m
+}
+
+// has reports whether every bit of want is set.
+func (m *lineMarks) has(want lineMark) bool { return m.bits&want == want }
+
+// any reports whether one bit of want is set.
+func (m *lineMarks) any(want lineMark) bool { return m.bits&want != 0 }
+
+func (m *lineMarks) endsAt(b []byte, q int, tok []byte, bit lineMark) {
+	if endsWith(b, q, tok) {
+		m.bits |= bit
+	}
+}
+
+// endsWith reports whether tok ends at b[q] (b[q] is tok's last byte).
+func endsWith(b []byte, q int, tok []byte) bool {
+	start := q + 1 - len(tok)
+	return start >= 0 && bytes.Equal(b[start:q+1], tok)
+}
