@@ -51,7 +51,17 @@ func predicateMayDecide(b []byte) bool {
 	if len(b) > maxDecisionLine || !bytes.Contains(b[:min(len(b), toolResultHead)], []byte(`"type":"user"`)) && !bytes.Contains(b, []byte(`"type":"text"`)) {
 		return false
 	}
-	return mayDecideText(b)
+	return predicateDecideText(b)
+}
+
+// predicateDecideText is mayDecideText as a search per cue.
+func predicateDecideText(b []byte) bool {
+	return bytes.Contains(b, []byte("ecid")) || bytes.Contains(b, []byte("ecision")) || bytes.Contains(b, []byte("greed")) || bytes.Contains(b, []byte("go with")) ||
+		bytes.Contains(b, []byte("oing with")) ||
+		bytes.Contains(b, []byte("ettled")) || bytes.Contains(b, []byte("pted for")) || bytes.Contains(b, []byte("hose")) ||
+		bytes.Contains(b, []byte("tick with")) || bytes.Contains(b, []byte("oing forward")) || bytes.Contains(b, []byte("rom here on")) ||
+		bytes.Contains(b, []byte("inal call")) || bytes.Contains(b, []byte("et's")) || bytes.Contains(b, []byte("et’s")) ||
+		bytes.Contains(b, []byte("et us")) || bytes.Contains(b, []byte("ake it"))
 }
 
 // markedAnswers answers with one walk over the line (lineMarks), as sinceAt and
@@ -95,6 +105,9 @@ func checkMarks(t *testing.T, b []byte) {
 	}
 	if flags(got) != flags(want) || !slices.Equal(got.ids, wantIDs) {
 		t.Fatalf("line %.200q:\n walk       %s, ids %q\n predicates %s, ids %q", b, flags(got), got.ids, flags(want), wantIDs)
+	}
+	if mayDecideText(b) != predicateDecideText(b) {
+		t.Fatalf("text %.200q: mayDecideText = %v, the searches %v", b, mayDecideText(b), predicateDecideText(b))
 	}
 	// multiple, as resultRef records it: more than one occurrence counted.
 	var m lineMarks
@@ -160,6 +173,8 @@ func markEdgeLines() []string {
 		`{"type":"user","message":{"content":[{"tool_use_id":"t1","type":"tool_result","content":"a"},{"tool_use_id":"t2","type":"tool_result","content":"b","is_error":true}]}}`,
 		`{"type":"user","message":{"content":[{"tool_use_id":"t1","type":"tool_result","content":"a"},{"tool_use_id":"t1","type":"tool_result"}]}}`,
 		`{"type":"user","message":{"content":[{"tool_use_id":"","type":"tool_result"}]}}`,
+		"ecid", "xecid", "eci", "ec", "e", "ake i", "ake it", "et’", "et’s", "Let’s go", "chose", "et u", "et us",
+		"opted for it", "from here on.", "Final call: x", "settled", "agreed", "going forward", "stick with it",
 	}
 	// The head's end (toolResultHead): a token that ends on its last byte, one byte over, one
 	// that starts on it.
@@ -206,6 +221,7 @@ func BenchmarkMarks(b *testing.B) {
 	lines := bytes.Split(tail, []byte("\n"))
 	b.Run("walk", func(b *testing.B) {
 		b.SetBytes(int64(len(tail)))
+		defer reportCPU(b)()
 		var m lineMarks
 		for b.Loop() {
 			for _, l := range lines {
