@@ -104,6 +104,7 @@ func BenchmarkLastBoundaryNone(b *testing.B) {
 	}
 	b.SetBytes(truth.Size)
 	b.ReportAllocs()
+	defer reportCPU(b)()
 	for b.Loop() {
 		if _, found, err := Open(path).LastBoundary(); err != nil || found {
 			b.Fatalf("%v, %v", found, err)
@@ -116,6 +117,7 @@ func BenchmarkEditedFilesSinceBoundary(b *testing.B) {
 		b.Run(f.name, func(b *testing.B) {
 			b.SetBytes(f.truth.Size - f.truth.LastBoundary)
 			b.ReportAllocs()
+			defer reportCPU(b)()
 			for b.Loop() {
 				if files, err := EditedFilesSinceBoundary(f.path, "/home/dev/project"); err != nil || len(files) != len(f.truth.Edited) {
 					b.Fatalf("%d files, %v", len(files), err)
