@@ -72,8 +72,8 @@ func newActivityScan(r io.ReaderAt, lim limits) *activityScan {
 }
 
 var (
-	toolUseIDKey = []byte(`"tool_use_id":"`)
-	isErrorTrue  = []byte(`"is_error":true`)
+	toolUseIDKey = []byte(tokToolUseID)
+	isErrorTrue  = []byte(tokIsError)
 )
 
 // result notes a tool-result line, given what one walk over it found (m). It reads the ids with

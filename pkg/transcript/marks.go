@@ -34,20 +34,23 @@ const (
 	markIsError                         // "is_error":true
 )
 
-// The tokens, as the predicates they replace spell them.
-var (
-	tokBoundary   = []byte(`_boundary"`)
-	tokSummary    = []byte(`CompactSummary"`)
-	tokResult     = []byte(`tool_result"`)
-	tokEdit       = []byte(`Edit"`)
-	tokWrite      = []byte(`Write"`)
-	tokTodoWrite  = []byte(`TodoWrite"`)
-	tokTaskCreate = []byte(`TaskCreate"`)
-	tokTaskUpdate = []byte(`TaskUpdate"`)
-	tokToolUse    = []byte(`"tool_use"`)
-	tokUser       = []byte(`"type":"user"`)
-	tokText       = []byte(`"type":"text"`)
-	tokBash       = []byte(`"Bash"`)
+// The tokens, as the predicates they replace spell them: constants, so that comparing a slice
+// of the line with one is a few word compares, not a call.
+const (
+	tokBoundary   = `_boundary"`
+	tokSummary    = `CompactSummary"`
+	tokResult     = `tool_result"`
+	tokEdit       = `Edit"`
+	tokWrite      = `Write"`
+	tokTodoWrite  = `TodoWrite"`
+	tokTaskCreate = `TaskCreate"`
+	tokTaskUpdate = `TaskUpdate"`
+	tokToolUse    = `"tool_use"`
+	tokToolUseID  = `"tool_use_id":"`
+	tokUser       = `"type":"user"`
+	tokText       = `"type":"text"`
+	tokBash       = `"Bash"`
+	tokIsError    = `"is_error":true`
 )
 
 // of walks b's quotes once and returns m holding what b holds.
@@ -63,40 +66,48 @@ func (m *lineMarks) of(b []byte) *lineMarks {
 		if q > 0 {
 			switch b[q-1] {
 			case 'y':
-				m.endsAt(b, q, tokBoundary, markBoundary)
-				m.endsAt(b, q, tokSummary, markSummary)
+				if endsWith(b, q, tokBoundary) {
+					m.bits |= markBoundary
+				}
+				if endsWith(b, q, tokSummary) {
+					m.bits |= markSummary
+				}
 			case 't':
-				m.endsAt(b, q, tokEdit, markEdit)
+				if endsWith(b, q, tokEdit) {
+					m.bits |= markEdit
+				}
 				if q < toolResultHead && endsWith(b, q, tokResult) {
 					m.bits |= markResultHead
 				}
 			case 'e':
-				m.endsAt(b, q, tokWrite, markWrite)
-				m.endsAt(b, q, tokTodoWrite, markTask)
-				m.endsAt(b, q, tokTaskCreate, markTask)
-				m.endsAt(b, q, tokTaskUpdate, markTask)
+				if endsWith(b, q, tokWrite) {
+					m.bits |= markWrite
+				}
+				if endsWith(b, q, tokTodoWrite) || endsWith(b, q, tokTaskCreate) || endsWith(b, q, tokTaskUpdate) {
+					m.bits |= markTask
+				}
 			}
 		}
 		// Tokens that start with it, told apart by the byte after it.
 		if q+1 < len(b) {
-			switch rest := b[q:]; b[q+1] {
+			switch b[q+1] {
 			case 't':
 				switch {
-				case bytes.HasPrefix(rest, toolUseIDKey):
+				case startsWith(b, q, tokToolUseID):
 					m.ids = append(m.ids, int32(q))
-				case bytes.HasPrefix(rest, tokToolUse):
+				case startsWith(b, q, tokToolUse):
 					m.bits |= markToolUse
-				case bytes.HasPrefix(rest, tokText):
+				case startsWith(b, q, tokText):
 					m.bits |= markText
-				case q+len(tokUser) <= toolResultHead && bytes.HasPrefix(rest, tokUser):
+				case q+len(tokUser) <= toolResultHead && startsWith(b, q, tokUser):
 					m.bits |= markUserHead
 				}
 			case 'i':
-				if bytes.HasPrefix(rest, isErrorTrue) {
+				if startsWith(b, q, tokIsError) {
 					m.bits |= markIsError
 				}
 			case 'B':
-				if bytes.HasPrefix(rest, tokBash) {
+				if startsWith(b, q, tokBash) {
 					m.bits |= markBash
 				}
 			}
@@ -111,14 +122,13 @@ func (m *lineMarks) has(want lineMark) bool { return m.bits&want == want }
 // any reports whether one bit of want is set.
 func (m *lineMarks) any(want lineMark) bool { return m.bits&want != 0 }
 
-func (m *lineMarks) endsAt(b []byte, q int, tok []byte, bit lineMark) {
-	if endsWith(b, q, tok) {
-		m.bits |= bit
-	}
+// endsWith reports whether tok ends at b[q] (b[q] is tok's last byte).
+func endsWith(b []byte, q int, tok string) bool {
+	start := q + 1 - len(tok)
+	return start >= 0 && string(b[start:q+1]) == tok
 }
 
-// endsWith reports whether tok ends at b[q] (b[q] is tok's last byte).
-func endsWith(b []byte, q int, tok []byte) bool {
-	start := q + 1 - len(tok)
-	return start >= 0 && bytes.Equal(b[start:q+1], tok)
+// startsWith reports whether tok starts at b[q].
+func startsWith(b []byte, q int, tok string) bool {
+	return len(b)-q >= len(tok) && string(b[q:q+len(tok)]) == tok
 }
