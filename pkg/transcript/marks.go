@@ -1,6 +1,10 @@
 package transcript
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+)
 
 // lineMarks is what one walk over a line's double quotes finds of the tokens the region scans
 // (sinceAt) test it for: each bit says whether the line holds that token, exactly as
@@ -56,12 +60,10 @@ const (
 // of walks b's quotes once and returns m holding what b holds.
 func (m *lineMarks) of(b []byte) *lineMarks {
 	m.bits, m.ids = 0, m.ids[:0]
-	for q := 0; q < len(b); q++ {
-		k := bytes.IndexByte(b[q:], '"')
-		if k < 0 {
+	for q := 0; ; q++ {
+		if q = nextQuote(b, q); q < 0 {
 			break
 		}
-		q += k
 		// Tokens that end with this quote, told apart by the byte before it.
 		if q > 0 {
 			switch b[q-1] {
@@ -114,6 +116,28 @@ func (m *lineMarks) of(b []byte) *lineMarks {
 		}
 	}
 	return m
+}
+
+// nextQuote returns the index of the first '"' in b at or after i, or -1. Outside a long string
+// quotes come a few bytes apart (a line's head holds one every 10 to 40 bytes), closer than a
+// call to bytes.IndexByte pays for: the first 32 bytes are tested eight at a time, in a word.
+func nextQuote(b []byte, i int) int {
+	for end := min(i+32, len(b)); i+8 <= end; i += 8 {
+		// The bytes of v that are zero are the quotes; the lowest bit set in t is the first one
+		// (a borrow can set bits only above a zero byte).
+		v := binary.LittleEndian.Uint64(b[i:]) ^ 0x2222222222222222
+		if t := (v - 0x0101010101010101) &^ v & 0x8080808080808080; t != 0 {
+			return i + bits.TrailingZeros64(t)/8
+		}
+	}
+	if i >= len(b) {
+		return -1
+	}
+	k := bytes.IndexByte(b[i:], '"')
+	if k < 0 {
+		return -1
+	}
+	return i + k
 }
 
 // has reports whether every bit of want is set.

@@ -106,6 +106,19 @@ func checkMarks(t *testing.T, b []byte) {
 	if flags(got) != flags(want) || !slices.Equal(got.ids, wantIDs) {
 		t.Fatalf("line %.200q:\n walk       %s, ids %q\n predicates %s, ids %q", b, flags(got), got.ids, flags(want), wantIDs)
 	}
+	for i, q := 0, 0; ; i = q + 1 {
+		q = nextQuote(b, i)
+		want := bytes.IndexByte(b[min(i, len(b)):], '"')
+		if want >= 0 {
+			want += i
+		}
+		if q != want {
+			t.Fatalf("line %.200q: nextQuote(%d) = %d, want %d", b, i, q, want)
+		}
+		if q < 0 {
+			break
+		}
+	}
 	if mayDecideText(b) != predicateDecideText(b) {
 		t.Fatalf("text %.200q: mayDecideText = %v, the searches %v", b, mayDecideText(b), predicateDecideText(b))
 	}
@@ -175,6 +188,8 @@ func markEdgeLines() []string {
 		`{"type":"user","message":{"content":[{"tool_use_id":"","type":"tool_result"}]}}`,
 		"ecid", "xecid", "eci", "ec", "e", "ake i", "ake it", "et’", "et’s", "Let’s go", "chose", "et u", "et us",
 		"opted for it", "from here on.", "Final call: x", "settled", "agreed", "going forward", "stick with it",
+		`0123456"`, `01234567"`, `012345678"`, strings.Repeat("x", 31) + `"`, strings.Repeat("x", 32) + `"`, strings.Repeat("x", 33) + `"`,
+		"\x00\x01\"\x21\x23\xa2\"", "!!!!!!!!\"", "########\"",
 	}
 	// The head's end (toolResultHead): a token that ends on its last byte, one byte over, one
 	// that starts on it.
