@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"sync"
 
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
@@ -111,7 +112,25 @@ func (s *backScanner) lastNL() int {
 }
 
 func newBackScanner(r io.ReaderAt, size int64, lim limits, budget int64) *backScanner {
-	return &backScanner{r: r, lim: lim, size: size, end: size, bufOff: size, budget: budget}
+	s := &backScanner{r: r, lim: lim, size: size, end: size, bufOff: size, budget: budget}
+	if w, ok := windows.Get().(*[]byte); ok {
+		s.buf = (*w)[:0]
+	}
+	return s
+}
+
+// windows keeps the windows of the backward scans that ended (release), so that the questions a
+// process asks one after another (a compaction's three) read into one window instead of a fresh
+// one each: in a short-lived hook, touching a fresh page costs more than reading a page into it.
+var windows sync.Pool // of *[]byte
+
+// release gives the window back for the next scan. The lines s yielded must not be used after.
+func (s *backScanner) release() {
+	if cap(s.buf) > 0 {
+		w := s.buf[:0]
+		windows.Put(&w)
+	}
+	s.buf, s.bufLen = nil, 0
 }
 
 func (s *backScanner) readAt(p []byte, off int64) bool {
@@ -171,8 +190,14 @@ func (s *backScanner) slide() bool {
 	size = min(size, max(steadyWindow, 2*s.bufLen), s.lim.lineCap)
 	size = int(min(int64(size), s.end)) // never past the start of the file
 	if size > len(s.buf) {
-		nb := make([]byte, size)
-		copy(nb[size-s.bufLen:], s.buf[:s.bufLen])
+		nb := s.buf[:0]
+		if size > cap(s.buf) {
+			// Room for the steady window at once: its pages are touched only as it grows into
+			// them, and the window is not allocated again on the way.
+			nb = make([]byte, 0, max(size, min(steadyWindow, s.lim.lineCap)))
+		}
+		nb = nb[:size]
+		copy(nb[size-s.bufLen:], s.buf[:s.bufLen]) // may overlap: copy moves
 		s.buf = nb
 	} else {
 		copy(s.buf[size-s.bufLen:size], s.buf[:s.bufLen])

@@ -123,6 +123,7 @@ func (lim limits) lastAssistantText(path string) (string, error) {
 
 func (lim limits) lastAssistantTextAt(r io.ReaderAt, size int64) (string, error) {
 	s := newBackScanner(r, size, lim, lim.maxBackScan)
+	defer s.release() // what is returned is cleaned: copies
 	var (
 		p      parser
 		found  bool
@@ -211,6 +212,7 @@ func (lim limits) promptLinesAt(r io.ReaderAt, size int64, n int, from int64) (o
 		p parser
 		s = newBackScanner(r, size, lim, lim.maxBackScan)
 	)
+	defer s.release() // the prompts are cleaned: copies
 	for len(out) < n {
 		l, ok := s.next()
 		if !ok || lineEnd(l) < from {
@@ -368,6 +370,7 @@ func (lim limits) sinceAt(r io.ReaderAt, size int64, root string, from, budget i
 		paths []string  // one line's, reused: the paths are copied (clean) before they are kept
 		m     lineMarks // one line's tokens, found in one walk: the tests below read them
 	)
+	defer s.release() // what is kept (paths, commands, decisions) is cleaned or copied
 	for len(seen) < maxEditedFiles {
 		l, ok := s.next()
 		if !ok || l.off < from {
@@ -502,6 +505,7 @@ func (lim limits) lastTodosAt(r io.ReaderAt, size int64) ([]Todo, bool, error) {
 		p     parser
 		s     = newBackScanner(r, size, lim, lim.maxBackScan)
 	)
+	defer s.release() // the todos are cleaned: copies
 	for !found {
 		l, ok := s.next()
 		if !ok {
