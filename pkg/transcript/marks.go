@@ -6,16 +6,17 @@ import (
 	"math/bits"
 )
 
-// lineMarks is what one walk over a line's double quotes finds of the tokens the region scans
-// (sinceAt) test it for: each bit says whether the line holds that token, exactly as
+// lineMarks is what one walk over a line's double quotes finds of the tokens the region scan
+// (sinceAt) tests a line of the activity stretch for: each bit says whether the line holds that token, exactly as
 // bytes.Contains over the line answers (over its first toolResultHead bytes for the two head
 // tokens), and ids lists where "tool_use_id":" starts, every occurrence.
 //
 // Every token holds a double quote at a fixed place, so every occurrence of a token has one of
 // the line's quotes there: looking at each quote for the tokens that can start or end at it finds
-// every occurrence, in one pass of bytes.IndexByte. The tests it replaces were a search of the
-// whole line per token, a dozen passes over each line of the tail, most of them for a token whose
-// first byte ('"', 't', '_') is frequent and so off bytes.Index's fast path.
+// every occurrence, in one pass. The tests it replaces were a search of the whole line per token,
+// a dozen passes over each line of the tail, most of them for a token whose first byte ('"', 't',
+// '_') is frequent and so off bytes.Index's fast path. (Before that stretch a line is tested for
+// three tokens only, whose searches beat the walk.)
 type lineMarks struct {
 	bits lineMark
 	ids  []int32 // offsets of "tool_use_id":" in the line, ascending; reused from line to line

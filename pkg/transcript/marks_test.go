@@ -27,11 +27,10 @@ func predicateAnswers(b []byte) answers {
 		result:   isToolResult(b),
 		decide:   predicateMayDecide(b),
 		edit:     mayEdit(b),
-		task: (bytes.Contains(b, []byte(`TodoWrite"`)) || bytes.Contains(b, []byte(`TaskCreate"`)) || bytes.Contains(b, []byte(`TaskUpdate"`))) &&
-			bytes.Contains(b, []byte(`"tool_use"`)),
-		bash:    mayBash(b),
-		isError: bytes.Contains(b, isErrorTrue),
-		n:       bytes.Count(b, toolUseIDKey),
+		task:     mayTask(b),
+		bash:     mayBash(b),
+		isError:  bytes.Contains(b, isErrorTrue),
+		n:        bytes.Count(b, toolUseIDKey),
 	}
 	rest := b
 	for range a.n {

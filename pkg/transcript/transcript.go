@@ -368,7 +368,7 @@ func (lim limits) sinceAt(r io.ReaderAt, size int64, root string, from, budget i
 		p     parser
 		s     = newBackScanner(r, size, lim, budget)
 		paths []string  // one line's, reused: the paths are copied (clean) before they are kept
-		m     lineMarks // one line's tokens, found in one walk: the tests below read them
+		m     lineMarks // an active line's tokens, found in one walk: the tests below read them
 	)
 	defer s.release() // what is kept (paths, commands, decisions) is cleaned or copied
 	for len(seen) < maxEditedFiles {
@@ -376,13 +376,18 @@ func (lim limits) sinceAt(r io.ReaderAt, size int64, root string, from, budget i
 		if !ok || l.off < from {
 			break
 		}
-		m.of(l.data)
-		if m.any(markBoundary | markSummary) { // mayBeBoundary
+		// A line in the stretch the commands are read in is tested for a dozen tokens, which one
+		// walk over its quotes finds at once (lineMarks); a line before it only for the boundary
+		// and the tools, whose three searches for rare bytes run faster than the walk.
+		active := act != nil && l.off >= size-maxActivityScan
+		if active {
+			m.of(l.data)
+		}
+		if active && m.any(markBoundary|markSummary) || !active && mayBeBoundary(l.data) {
 			if e, ok := p.entry(l); ok && !e.sidechain && e.isBoundary() {
 				break
 			}
 		}
-		active := act != nil && l.off >= size-maxActivityScan
 		if active && m.has(markResultHead) { // isToolResult
 			act.result(l, &m)
 			continue // a user line: no edits, no task tools
@@ -392,10 +397,14 @@ func (lim limits) sinceAt(r io.ReaderAt, size int64, root string, from, budget i
 				act.decisions(e)
 			}
 		}
-		// mayEdit, mayTask and mayBash: the tool's name and a tool_use block.
-		edit := m.any(markEdit|markWrite) && m.has(markToolUse)
-		task := wantTasks && !seg.tasks && m.has(markTask|markToolUse)
-		bash := active && m.has(markBash|markToolUse)
+		var edit, task, bash bool // the tool's name and a tool_use block
+		if active {
+			edit = m.any(markEdit|markWrite) && m.has(markToolUse)
+			task = wantTasks && !seg.tasks && m.has(markTask|markToolUse)
+			bash = m.has(markBash | markToolUse)
+		} else {
+			edit, task = mayEdit(l.data), wantTasks && !seg.tasks && mayTask(l.data)
+		}
 		if !edit && !task && !bash {
 			continue
 		}
@@ -440,6 +449,11 @@ func (lim limits) sinceAt(r io.ReaderAt, size int64, root string, from, budget i
 // taskTools are the tools that change a session's task list: the todo list of older clients,
 // the task files of newer ones.
 var taskTools = map[string]bool{"TodoWrite": true, "TaskCreate": true, "TaskUpdate": true}
+
+func mayTask(b []byte) bool {
+	return (bytes.Contains(b, []byte(`TodoWrite"`)) || bytes.Contains(b, []byte(`TaskCreate"`)) || bytes.Contains(b, []byte(`TaskUpdate"`))) &&
+		bytes.Contains(b, []byte(`"tool_use"`))
+}
 
 // Filters that reject almost every line before it is parsed, so that scans that must cover
 // a region run at memory speed. They look for JSON string tokens that end with a quote: inside
