@@ -65,24 +65,25 @@ func (m *lineMarks) of(b []byte) *lineMarks {
 		if q = nextQuote(b, q); q < 0 {
 			break
 		}
-		// Tokens that end with this quote, told apart by the byte before it.
-		if q > 0 {
-			switch b[q-1] {
-			case 'y':
+		// Tokens that end with this quote, told apart by the two bytes before it.
+		if q > 1 {
+			switch string(b[q-2 : q]) {
+			case "ry":
 				if endsWith(b, q, tokBoundary) {
 					m.bits |= markBoundary
 				}
 				if endsWith(b, q, tokSummary) {
 					m.bits |= markSummary
 				}
-			case 't':
+			case "it":
 				if endsWith(b, q, tokEdit) {
 					m.bits |= markEdit
 				}
+			case "lt":
 				if q < toolResultHead && endsWith(b, q, tokResult) {
 					m.bits |= markResultHead
 				}
-			case 'e':
+			case "te":
 				if endsWith(b, q, tokWrite) {
 					m.bits |= markWrite
 				}
@@ -91,25 +92,28 @@ func (m *lineMarks) of(b []byte) *lineMarks {
 				}
 			}
 		}
-		// Tokens that start with it, told apart by the byte after it.
-		if q+1 < len(b) {
-			switch b[q+1] {
-			case 't':
+		// Tokens that start with it, told apart by the two bytes after it.
+		if q+2 < len(b) {
+			switch string(b[q+1 : q+3]) {
+			case "to":
 				switch {
 				case startsWith(b, q, tokToolUseID):
 					m.ids = append(m.ids, int32(q))
 				case startsWith(b, q, tokToolUse):
 					m.bits |= markToolUse
+				}
+			case "ty":
+				switch {
 				case startsWith(b, q, tokText):
 					m.bits |= markText
 				case q+len(tokUser) <= toolResultHead && startsWith(b, q, tokUser):
 					m.bits |= markUserHead
 				}
-			case 'i':
+			case "is":
 				if startsWith(b, q, tokIsError) {
 					m.bits |= markIsError
 				}
-			case 'B':
+			case "Ba":
 				if startsWith(b, q, tokBash) {
 					m.bits |= markBash
 				}
