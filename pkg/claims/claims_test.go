@@ -380,3 +380,33 @@ func BenchmarkPaths(b *testing.B) {
 		}
 	}
 }
+
+// Paths reads the list as splitting it at every newline and walking it back did: the same paths,
+// in the same order, whatever the list's empty lines, repeats, end and max.
+func TestPathsAsSplit(t *testing.T) {
+	w := newWorld(t)
+	s := Open(w.Project, registry.Open(w.Project))
+	if err := os.MkdirAll(filepath.Dir(s.listFile("aaaa")), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	split := func(data string, max int) []string {
+		var out []string
+		lines := strings.Split(strings.TrimRight(data, "\n"), "\n")
+		for i := len(lines) - 1; i >= 0 && len(out) < max; i-- {
+			if l := lines[i]; l != "" && !slices.Contains(out, l) {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	for _, list := range []string{"", "\n", "\n\n", "a", "a\n", "a\nb\na\n", "\na\n\nb\n\n\n", "a\nb\nc\nb\na", "x\n\n\ny\nx\n\n"} {
+		if err := os.WriteFile(s.listFile("aaaa"), []byte(list), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for _, max := range []int{1, 2, 3, 100} {
+			if got, want := s.Paths("aaaa", max), split(list, max); !slices.Equal(got, want) || (got == nil) != (want == nil) {
+				t.Errorf("list %q, max %d: Paths = %q, want %q", list, max, got, want)
+			}
+		}
+	}
+}
