@@ -690,7 +690,7 @@ func mayDecideText(b []byte) bool {
 		if p := uint16(b[i])<<8 | uint16(b[i+1]); cueStarts[p>>6]&(1<<(p&63)) == 0 {
 			continue
 		}
-		for _, c := range decisionCues {
+		for _, c := range cuesByFirst[b[i]] {
 			if bytes.HasPrefix(b[i:], c) {
 				return true
 			}
@@ -707,6 +707,15 @@ var decisionCues = [][]byte{
 	[]byte("ettled"), []byte("pted for"), []byte("hose"), []byte("tick with"), []byte("oing forward"), []byte("rom here on"),
 	[]byte("inal call"), []byte("et's"), []byte("et’s"), []byte("et us"), []byte("ake it"),
 }
+
+// cuesByFirst lists the cues by their first byte: where two bytes may open one, only those
+// that start with the first are compared.
+var cuesByFirst = func() (by [256][][]byte) {
+	for _, c := range decisionCues {
+		by[c[0]] = append(by[c[0]], c)
+	}
+	return by
+}()
 
 // cueStarts is the set of the cues' first two bytes, as a bitmap indexed by those two bytes.
 var cueStarts = func() (set [1 << 16 / 64]uint64) {

@@ -243,6 +243,25 @@ func BenchmarkMarks(b *testing.B) {
 			}
 		}
 	})
+	b.Run("decide", func(b *testing.B) {
+		// The decision cues over the lines the gate lets through (prompts, texts), as sinceAt
+		// tests them.
+		var gated [][]byte
+		var n int64
+		var m lineMarks
+		for _, l := range lines {
+			if !m.of(l).has(markResultHead) && len(l) <= maxDecisionLine && m.any(markUserHead|markText) {
+				gated, n = append(gated, l), n+int64(len(l))
+			}
+		}
+		b.SetBytes(n)
+		defer reportCPU(b)()
+		for b.Loop() {
+			for _, l := range gated {
+				mayDecideText(l)
+			}
+		}
+	})
 	b.Run("predicates", func(b *testing.B) {
 		b.SetBytes(int64(len(tail)))
 		for b.Loop() {
