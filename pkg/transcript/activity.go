@@ -680,7 +680,7 @@ func mayDecideMarked(b []byte, m *lineMarks) bool {
 	return mayDecideText(b)
 }
 
-// mayDecideText is mayDecide's test of the words alone, for text already taken out of its line
+// mayDecideText is mayDecideMarked's test of the words alone, for text already taken out of its line
 // (a digest's prompts and Claude's texts): whether b holds one of decisionCues.
 func mayDecideText(b []byte) bool {
 	// One pass that stops only where two bytes open a cue, instead of a search per cue: the cues

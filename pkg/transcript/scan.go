@@ -17,7 +17,8 @@ type limits struct {
 	minWindow int
 	// lineCap is the longest line held whole. A longer line is seen through its first lineCap
 	// bytes only, and its extent is found by scanning for '\n' in lineCap-sized chunks. The
-	// backward window doubles from minWindow up to lineCap; the forward buffer is 1.5 times it.
+	// backward window doubles from minWindow up to steadyWindow (lineCap for a line that needs
+	// it); the forward buffer is 1.5 times lineCap.
 	lineCap int
 	// maxBackScan is how many bytes a "last" question may read before it gives up and answers
 	// with what it has found, so that even a multi-GB transcript of progress lines
@@ -63,7 +64,8 @@ type line struct {
 
 // backScanner yields the lines of a file from the last to the first. It keeps a window
 // [bufOff, bufOff+bufLen) that always ends where the next line to yield ends; the window starts
-// at minWindow and doubles, up to lineCap, each time it must be refilled.
+// at minWindow and doubles, up to steadyWindow (lineCap for a line that needs it), each time it
+// must be refilled.
 type backScanner struct {
 	r       io.ReaderAt
 	lim     limits

@@ -6,7 +6,7 @@
 // answered in bounded memory (a few MiB) and, where the question allows it, with bounded reading:
 //
 //   - The file is read backwards from its end in windows that start at 64 KiB and double up
-//     to 1 MiB, and reading stops at the answer. LastAssistantText, LastUserPrompts and
+//     to 256 KiB (1 MiB for a line that needs it), and reading stops at the answer. LastAssistantText, LastUserPrompts and
 //     LastTodos also give up after reading 256 MiB and answer with what they found by then.
 //   - Questions about what happened since the last compaction (LastBoundary,
 //     EditedFilesSinceBoundary) read back to the boundary, so they cost what was written since,
