@@ -350,12 +350,22 @@ func (s *Store) Paths(sid string, max int) []string {
 	if err != nil {
 		return nil
 	}
-	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	var out []string
-	for i := len(lines) - 1; i >= 0 && len(out) < max; i-- {
-		if l := lines[i]; l != "" && !slices.Contains(out, l) {
+	// The lines are read from the end as substrings of one copy, and kept once each through a
+	// set: a list holds thousands of lines (64 KiB), and a compaction reads it whole.
+	text := strings.TrimRight(string(data), "\n")
+	n := strings.Count(text, "\n") + 1
+	out := make([]string, 0, min(n, max))
+	seen := make(map[string]bool, n)
+	for end := len(text); end >= 0 && len(out) < max; {
+		start := strings.LastIndexByte(text[:end], '\n') + 1
+		if l := text[start:end]; l != "" && !seen[l] {
+			seen[l] = true
 			out = append(out, l)
 		}
+		end = start - 1
+	}
+	if len(out) == 0 {
+		return nil
 	}
 	return out
 }

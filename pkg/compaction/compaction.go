@@ -236,17 +236,29 @@ func beyondBound(st *stores.Stores, sid string, claimed []string, window int64) 
 	if id, ok := catalog.ParseCompactionID(c.Event); ok && id.Size >= window {
 		return recorded
 	}
-	return slices.DeleteFunc(slices.Clone(claimed), func(path string) bool { return slices.Contains(recorded, path) })
+	in := set(recorded)
+	return slices.DeleteFunc(slices.Clone(claimed), func(path string) bool { return in[path] })
 }
 
-// appendNew appends to list the items of more it does not hold yet.
+// appendNew appends to list the items of more it does not hold yet. Both may hold thousands of
+// paths (a session's claims), so membership is a set's, not a search of list.
 func appendNew(list []string, more ...string) []string {
+	in := set(list)
 	for _, m := range more {
-		if !slices.Contains(list, m) {
+		if !in[m] {
+			in[m] = true
 			list = append(list, m)
 		}
 	}
 	return list
+}
+
+func set(list []string) map[string]bool {
+	m := make(map[string]bool, len(list))
+	for _, s := range list {
+		m[s] = true
+	}
+	return m
 }
 
 // taskLines labels open tasks, in progress first (tasks.Open's order).

@@ -56,6 +56,7 @@ type activityScan struct {
 	commits bool // a commit was found: older ones are not looked at
 	errored bool // LastError is settled
 	p       parser
+	m       lineMarks // a long result line's tokens (result)
 }
 
 type resultRef struct {
@@ -71,30 +72,47 @@ func newActivityScan(r io.ReaderAt, lim limits) *activityScan {
 }
 
 var (
-	toolUseIDKey = []byte(`"tool_use_id":"`)
-	isErrorTrue  = []byte(`"is_error":true`)
+	toolUseIDKey = []byte(tokToolUseID)
+	isErrorTrue  = []byte(tokIsError)
 )
 
-// result notes a tool-result line. It reads the ids with byte searches, not a parse: results
-// are most of a transcript's bytes.
-func (a *activityScan) result(l line) {
+// result notes a tool-result line, given what one walk over it found (m). It reads the ids with
+// byte searches, not a parse: results are most of a transcript's bytes.
+func (a *activityScan) result(l line, m *lineMarks) {
 	if len(a.refs) >= maxResultRefs {
 		return
 	}
-	data := l.data
 	if l.truncated && l.end > l.off {
 		// Claude Code writes a failed result's id after its content, and a copy of the output
 		// after that: the whole line is searched for the two tokens (only such a line, in the
 		// stretch the commands are read in), and only they are kept.
-		data = a.tokens(l.off, l.end)
+		data := a.tokens(l.off, l.end)
+		m = a.m.of(data)
+		a.noteResult(l, data, m)
+		return
 	}
-	n := bytes.Count(data, toolUseIDKey)
-	ref := resultRef{off: l.off, n: len(l.data), cut: l.truncated, multiple: n > 1,
-		isError: bytes.Contains(data, isErrorTrue)}
-	rest := data
-	for range n {
-		i := bytes.Index(rest, toolUseIDKey)
-		rest = rest[i+len(toolUseIDKey):]
+	a.noteResult(l, l.data, m)
+}
+
+// noteResult records the ids of a result line's data, whose walk is m: every "tool_use_id":"
+// that does not overlap the one before it (as bytes.Count counts them), each followed by its id
+// up to the next quote.
+func (a *activityScan) noteResult(l line, data []byte, m *lineMarks) {
+	var n int
+	next := 0 // where the next occurrence that counts may start
+	for _, i := range m.ids {
+		if int(i) >= next {
+			n++
+			next = int(i) + len(toolUseIDKey)
+		}
+	}
+	ref := resultRef{off: l.off, n: len(l.data), cut: l.truncated, multiple: n > 1, isError: m.any(markIsError)}
+	next = 0
+	for _, i := range m.ids {
+		if int(i) < next {
+			continue
+		}
+		rest := data[int(i)+len(toolUseIDKey):]
 		j := bytes.IndexByte(rest, '"')
 		if j < 0 {
 			break
@@ -102,7 +120,9 @@ func (a *activityScan) result(l line) {
 		if id := string(rest[:j]); id != "" && !hasRef(a.refs, id) {
 			a.refs[id] = ref
 		}
-		rest = rest[j:]
+		// The id ends at a quote, and an occurrence starts with one: the next one counted
+		// starts there at the earliest, as a search from there would find it.
+		next = int(i) + len(toolUseIDKey) + j
 	}
 }
 
@@ -731,28 +751,63 @@ const (
 	maxDecisionLine = 32 << 10
 )
 
-// mayDecide reports whether a line may state a decision, with byte tests that spare the parse of
-// the others. Only a prompt (a user line; tool results are passed over before) or a line holding
-// a text block states one, so that the words are looked for in those alone, not in the tool uses
-// (an Edit's or a Write's content) that make most of an assistant's bytes.
-func mayDecide(b []byte) bool {
-	if len(b) > maxDecisionLine || !bytes.Contains(b[:min(len(b), toolResultHead)], []byte(`"type":"user"`)) && !bytes.Contains(b, []byte(`"type":"text"`)) {
+// mayDecideMarked reports whether line b, whose tokens are m, may state a decision, with byte
+// tests that spare the parse of the others. Only a prompt (a user line; tool results are passed
+// over before) or a line holding a text block states one, so that the words are looked for in
+// those alone, not in the tool uses (an Edit's or a Write's content) that make most of an
+// assistant's bytes.
+func mayDecideMarked(b []byte, m *lineMarks) bool {
+	if len(b) > maxDecisionLine || !m.any(markUserHead|markText) {
 		return false
 	}
 	return mayDecideText(b)
 }
 
-// mayDecideText is mayDecide's test of the words alone, for text already taken out of its line
-// (a digest's prompts and Claude's texts).
+// mayDecideText is mayDecideMarked's test of the words alone, for text already taken out of its line
+// (a digest's prompts and Claude's texts): whether b holds one of decisionCues.
 func mayDecideText(b []byte) bool {
-	// Without the first letter, so that a capital at a sentence's start matches too.
-	return bytes.Contains(b, []byte("ecid")) || bytes.Contains(b, []byte("ecision")) || bytes.Contains(b, []byte("greed")) || bytes.Contains(b, []byte("go with")) ||
-		bytes.Contains(b, []byte("oing with")) ||
-		bytes.Contains(b, []byte("ettled")) || bytes.Contains(b, []byte("pted for")) || bytes.Contains(b, []byte("hose")) ||
-		bytes.Contains(b, []byte("tick with")) || bytes.Contains(b, []byte("oing forward")) || bytes.Contains(b, []byte("rom here on")) ||
-		bytes.Contains(b, []byte("inal call")) || bytes.Contains(b, []byte("et's")) || bytes.Contains(b, []byte("et’s")) ||
-		bytes.Contains(b, []byte("et us")) || bytes.Contains(b, []byte("ake it"))
+	// One pass that stops only where two bytes open a cue, instead of a search per cue: the cues
+	// start with frequent letters, which keep bytes.Index off its fast path, and a line that
+	// states no decision (most) was searched sixteen times over.
+	for i := 0; i+1 < len(b); i++ {
+		if p := uint16(b[i])<<8 | uint16(b[i+1]); cueStarts[p>>6]&(1<<(p&63)) == 0 {
+			continue
+		}
+		for _, c := range cuesByFirst[b[i]] {
+			if bytes.HasPrefix(b[i:], c) {
+				return true
+			}
+		}
+	}
+	return false
 }
+
+// decisionCues are the byte strings whose presence lets a text be read for decisions
+// (statesDecision): each word or form without its first letter, so that a capital at a
+// sentence's start matches too.
+var decisionCues = [][]byte{
+	[]byte("ecid"), []byte("ecision"), []byte("greed"), []byte("go with"), []byte("oing with"),
+	[]byte("ettled"), []byte("pted for"), []byte("hose"), []byte("tick with"), []byte("oing forward"), []byte("rom here on"),
+	[]byte("inal call"), []byte("et's"), []byte("et’s"), []byte("et us"), []byte("ake it"),
+}
+
+// cuesByFirst lists the cues by their first byte: where two bytes may open one, only those
+// that start with the first are compared.
+var cuesByFirst = func() (by [256][][]byte) {
+	for _, c := range decisionCues {
+		by[c[0]] = append(by[c[0]], c)
+	}
+	return by
+}()
+
+// cueStarts is the set of the cues' first two bytes, as a bitmap indexed by those two bytes.
+var cueStarts = func() (set [1 << 16 / 64]uint64) {
+	for _, c := range decisionCues {
+		p := uint16(c[0])<<8 | uint16(c[1])
+		set[p>>6] |= 1 << (p & 63)
+	}
+	return set
+}()
 
 // decisions notes the sentences of a prompt or of Claude's text that state a decision.
 func (a *activityScan) decisions(e entry) {

@@ -264,6 +264,12 @@ func TestTelling(t *testing.T) {
 	}
 }
 
+// mayDecide is mayDecideMarked with the line's own walk.
+func mayDecide(b []byte) bool {
+	var m lineMarks
+	return mayDecideMarked(b, m.of(b))
+}
+
 // mayDecide, the byte test that spares a line the parse, lets through every line that may state a
 // decision: a prompt or a text with every word and form statesDecision reads, at a sentence's
 // start (capitalised) too; not a tool use that holds them.

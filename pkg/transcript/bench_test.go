@@ -104,6 +104,7 @@ func BenchmarkLastBoundaryNone(b *testing.B) {
 	}
 	b.SetBytes(truth.Size)
 	b.ReportAllocs()
+	defer reportCPU(b)()
 	for b.Loop() {
 		if _, found, err := Open(path).LastBoundary(); err != nil || found {
 			b.Fatalf("%v, %v", found, err)
@@ -116,6 +117,7 @@ func BenchmarkEditedFilesSinceBoundary(b *testing.B) {
 		b.Run(f.name, func(b *testing.B) {
 			b.SetBytes(f.truth.Size - f.truth.LastBoundary)
 			b.ReportAllocs()
+			defer reportCPU(b)()
 			for b.Loop() {
 				if files, err := EditedFilesSinceBoundary(f.path, "/home/dev/project"); err != nil || len(files) != len(f.truth.Edited) {
 					b.Fatalf("%d files, %v", len(files), err)
@@ -208,5 +210,40 @@ func BenchmarkForCompaction(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkForCompactionTail is the first PreCompact of a compaction as it runs when the
+// session's claims name the files edited further back (pkg/compaction's editScan): the same pass
+// bounded to the last 4 MiB, which here are tool results for four fifths of their bytes. Its MB/s
+// is the tail scan's rate.
+func BenchmarkForCompactionTail(b *testing.B) {
+	const tail = 4 << 20
+	for _, f := range benchFiles(b) {
+		if f.truth.Size-f.truth.LastBoundary <= tail {
+			continue // the whole stretch is read: BenchmarkForCompaction
+		}
+		b.Run(f.name, func(b *testing.B) {
+			b.SetBytes(tail)
+			b.ReportAllocs()
+			defer reportCPU(b)()
+			for b.Loop() {
+				if c, err := Open(f.path).ForCompaction("/home/dev/project", 3, false, tail); err != nil || !c.EditsCut {
+					b.Fatalf("%v, %v", c.EditsCut, err)
+				}
+			}
+		})
+	}
+}
+
+// reportCPU reports the process's CPU time (user + system) per iteration beside the wall time: on a
+// shared machine waiting for a core inflates ns/op, not this. Call the function it returns when
+// the loop ends.
+func reportCPU(b *testing.B) func() {
+	start := cpuTime()
+	return func() {
+		if b.N > 0 {
+			b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+		}
 	}
 }

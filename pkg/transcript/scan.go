@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"sync"
 
 	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
@@ -16,7 +17,8 @@ type limits struct {
 	minWindow int
 	// lineCap is the longest line held whole. A longer line is seen through its first lineCap
 	// bytes only, and its extent is found by scanning for '\n' in lineCap-sized chunks. The
-	// backward window doubles from minWindow up to lineCap; the forward buffer is 1.5 times it.
+	// backward window doubles from minWindow up to steadyWindow (lineCap for a line that needs
+	// it); the forward buffer is 1.5 times lineCap.
 	lineCap int
 	// maxBackScan is how many bytes a "last" question may read before it gives up and answers
 	// with what it has found, so that even a multi-GB transcript of progress lines
@@ -62,7 +64,8 @@ type line struct {
 
 // backScanner yields the lines of a file from the last to the first. It keeps a window
 // [bufOff, bufOff+bufLen) that always ends where the next line to yield ends; the window starts
-// at minWindow and doubles, up to lineCap, each time it must be refilled.
+// at minWindow and doubles, up to steadyWindow (lineCap for a line that needs it), each time it
+// must be refilled.
 type backScanner struct {
 	r       io.ReaderAt
 	lim     limits
@@ -111,7 +114,25 @@ func (s *backScanner) lastNL() int {
 }
 
 func newBackScanner(r io.ReaderAt, size int64, lim limits, budget int64) *backScanner {
-	return &backScanner{r: r, lim: lim, size: size, end: size, bufOff: size, budget: budget}
+	s := &backScanner{r: r, lim: lim, size: size, end: size, bufOff: size, budget: budget}
+	if w, ok := windows.Get().(*[]byte); ok {
+		s.buf = (*w)[:0]
+	}
+	return s
+}
+
+// windows keeps the windows of the backward scans that ended (release), so that the questions a
+// process asks one after another (a compaction's three) read into one window instead of a fresh
+// one each: in a short-lived hook, touching a fresh page costs more than reading a page into it.
+var windows sync.Pool // of *[]byte
+
+// release gives the window back for the next scan. The lines s yielded must not be used after.
+func (s *backScanner) release() {
+	if cap(s.buf) > 0 {
+		w := s.buf[:0]
+		windows.Put(&w)
+	}
+	s.buf, s.bufLen = nil, 0
 }
 
 func (s *backScanner) readAt(p []byte, off int64) bool {
@@ -152,20 +173,33 @@ func (s *backScanner) next() (line, bool) {
 	return line{}, false
 }
 
+// steadyWindow is as far as the window grows while the lines fit in half of it. A window the
+// cache holds is read by the scan while the copy from the page cache is still there, and a
+// process that reads a few MiB once does not pay for fresh pages of a larger one: the tail a
+// compaction reads costs less with 256 KiB windows than with 1 MiB ones, and a 200 MB scan the
+// same (BenchmarkForCompactionTail, BenchmarkLastBoundaryNone).
+const steadyWindow = 256 << 10
+
 // slide moves the window back so that it ends at s.end and holds more bytes before the
-// partial line it contains. Each slide doubles the window, up to lineCap: a question that the
-// last 64 KiB did not answer is likely to need many more, and bigger reads move bytes faster
-// (docs/TRANSCRIPT.md).
+// partial line it contains. Each slide doubles the window, up to steadyWindow (lineCap when the
+// partial line fills half of it): a question that the last 64 KiB did not answer is likely to
+// need many more, and bigger reads move bytes faster (docs/TRANSCRIPT.md).
 func (s *backScanner) slide() bool {
 	size := 2 * len(s.buf)
 	if size == 0 {
 		size = s.lim.minWindow
 	}
-	size = min(size, s.lim.lineCap)
+	size = min(size, max(steadyWindow, 2*s.bufLen), s.lim.lineCap)
 	size = int(min(int64(size), s.end)) // never past the start of the file
 	if size > len(s.buf) {
-		nb := make([]byte, size)
-		copy(nb[size-s.bufLen:], s.buf[:s.bufLen])
+		nb := s.buf[:0]
+		if size > cap(s.buf) {
+			// Room for the steady window at once: its pages are touched only as it grows into
+			// them, and the window is not allocated again on the way.
+			nb = make([]byte, 0, max(size, min(steadyWindow, s.lim.lineCap)))
+		}
+		nb = nb[:size]
+		copy(nb[size-s.bufLen:], s.buf[:s.bufLen]) // may overlap: copy moves
 		s.buf = nb
 	} else {
 		copy(s.buf[size-s.bufLen:size], s.buf[:s.bufLen])

@@ -8,8 +8,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/cairn-hooks/cairn/pkg/transcript/transcripttest"
 )
 
 // tiny limits reach every path of the scanners (window growth, long lines, the budget) with
@@ -316,6 +319,29 @@ func TestForwardLineAtTheCap(t *testing.T) {
 			if next, ok := f.next(); !ok || string(next.data) != "tail" {
 				t.Fatalf("prefix %d, a line of %d: then %q", pre, n, next.data)
 			}
+		}
+	}
+}
+
+// A backward scan reads into the window an earlier one released (windows): what it answers does
+// not depend on what that window held, nor on how large it grew.
+func TestWindowReuse(t *testing.T) {
+	small, _ := generate(t, transcripttest.Options{Size: 256 << 10, Boundaries: 1, Seed: 7})
+	large, _ := generate(t, transcripttest.Options{Size: 3 << 20, LongLine: 2 << 20, Boundaries: 2, Seed: 8})
+	first, err := Open(small).ForCompaction("/home/dev/project", 3, true, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, other := range []string{large, small, large} {
+		if _, err := Open(other).ForCompaction("/home/dev/project", 3, true, 0); err != nil {
+			t.Fatal(err)
+		}
+		again, err := Open(small).ForCompaction("/home/dev/project", 3, true, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(again, first) {
+			t.Fatalf("after a scan of %s:\n%+v\nwant\n%+v", filepath.Base(other), again, first)
 		}
 	}
 }

@@ -6,7 +6,7 @@
 // answered in bounded memory (a few MiB) and, where the question allows it, with bounded reading:
 //
 //   - The file is read backwards from its end in windows that start at 64 KiB and double up
-//     to 1 MiB, and reading stops at the answer. LastAssistantText, LastUserPrompts and
+//     to 256 KiB (1 MiB for a line that needs it), and reading stops at the answer. LastAssistantText, LastUserPrompts and
 //     LastTodos also give up after reading 256 MiB and answer with what they found by then.
 //   - Questions about what happened since the last compaction (LastBoundary,
 //     EditedFilesSinceBoundary) read back to the boundary, so they cost what was written since,
@@ -123,6 +123,7 @@ func (lim limits) lastAssistantText(path string) (string, error) {
 
 func (lim limits) lastAssistantTextAt(r io.ReaderAt, size int64) (string, error) {
 	s := newBackScanner(r, size, lim, lim.maxBackScan)
+	defer s.release() // what is returned is cleaned: copies
 	var (
 		p      parser
 		found  bool
@@ -211,6 +212,7 @@ func (lim limits) promptLinesAt(r io.ReaderAt, size int64, n int, from int64) (o
 		p parser
 		s = newBackScanner(r, size, lim, lim.maxBackScan)
 	)
+	defer s.release() // the prompts are cleaned: copies
 	for len(out) < n {
 		l, ok := s.next()
 		if !ok || lineEnd(l) < from {
@@ -365,30 +367,44 @@ func (lim limits) sinceAt(r io.ReaderAt, size int64, root string, from, budget i
 		seen  = map[string]bool{}
 		p     parser
 		s     = newBackScanner(r, size, lim, budget)
-		paths []string // one line's, reused: the paths are copied (clean) before they are kept
+		paths []string  // one line's, reused: the paths are copied (clean) before they are kept
+		m     lineMarks // an active line's tokens, found in one walk: the tests below read them
 	)
+	defer s.release() // what is kept (paths, commands, decisions) is cleaned or copied
 	for len(seen) < maxEditedFiles {
 		l, ok := s.next()
 		if !ok || l.off < from {
 			break
 		}
-		if mayBeBoundary(l.data) {
+		// A line in the stretch the commands are read in is tested for a dozen tokens, which one
+		// walk over its quotes finds at once (lineMarks); a line before it only for the boundary
+		// and the tools, whose three searches for rare bytes run faster than the walk.
+		active := act != nil && l.off >= size-maxActivityScan
+		if active {
+			m.of(l.data)
+		}
+		if active && m.any(markBoundary|markSummary) || !active && mayBeBoundary(l.data) {
 			if e, ok := p.entry(l); ok && !e.sidechain && e.isBoundary() {
 				break
 			}
 		}
-		active := act != nil && l.off >= size-maxActivityScan
-		if active && isToolResult(l.data) {
-			act.result(l)
+		if active && m.has(markResultHead) { // isToolResult
+			act.result(l, &m)
 			continue // a user line: no edits, no task tools
 		}
-		if active && mayDecide(l.data) {
+		if active && mayDecideMarked(l.data, &m) {
 			if e, ok := p.entry(l); ok {
 				act.decisions(e)
 			}
 		}
-		edit, task := mayEdit(l.data), wantTasks && !seg.tasks && mayTask(l.data)
-		bash := active && mayBash(l.data)
+		var edit, task, bash bool // the tool's name and a tool_use block
+		if active {
+			edit = m.any(markEdit|markWrite) && m.has(markToolUse)
+			task = wantTasks && !seg.tasks && m.has(markTask|markToolUse)
+			bash = m.has(markBash | markToolUse)
+		} else {
+			edit, task = mayEdit(l.data), wantTasks && !seg.tasks && mayTask(l.data)
+		}
 		if !edit && !task && !bash {
 			continue
 		}
@@ -503,6 +519,7 @@ func (lim limits) lastTodosAt(r io.ReaderAt, size int64) ([]Todo, bool, error) {
 		p     parser
 		s     = newBackScanner(r, size, lim, lim.maxBackScan)
 	)
+	defer s.release() // the todos are cleaned: copies
 	for !found {
 		l, ok := s.next()
 		if !ok {
