@@ -432,10 +432,11 @@ func commitLine(out string) string {
 	return ""
 }
 
-// oneLine makes s one line of at most max runes: lines joined by "; ", controls removed.
+// oneLine makes s one line of at most max runes: lines joined by "; ", controls removed. A
+// carriage return ends a line as a newline does (clean reads it as one).
 func oneLine(s string, max int) string {
 	var parts []string
-	for _, l := range strings.Split(s, "\n") {
+	for _, l := range strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' }) {
 		if l = strings.TrimSpace(l); l != "" {
 			parts = append(parts, l)
 		}

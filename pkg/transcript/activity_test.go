@@ -317,3 +317,17 @@ func TestForCompactionBound(t *testing.T) {
 		t.Fatalf("a bound past the boundary: %q cut=%v %v", near.Edited, near.EditsCut, err)
 	}
 }
+
+// What the session record reads is one line whatever ends Claude's lines: a lone carriage
+// return, which plain.Text reads as a newline, was kept inside the line oneLine made, and came
+// back as a newline in the question, the next step or a decision.
+func TestOneLineEndsNoLineWithACarriageReturn(t *testing.T) {
+	q, _ := Pending("0\r?")
+	_, next := Pending("Next steps:\n- [ ] rename the flag\rand ship")
+	got := append([]string{q, next, oneLine("a\rb\r\nc", 100)}, Decided("We decided to keep cents\rfor now.")...)
+	for _, v := range got {
+		if strings.ContainsAny(v, "\r\n") {
+			t.Errorf("not one line: %q", v)
+		}
+	}
+}
