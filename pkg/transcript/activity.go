@@ -522,20 +522,35 @@ func planStep(text string) string {
 	// A list under a label of what comes next, with nothing but the list after the label.
 	for i := len(lines) - 1; i >= 0; i-- {
 		t := strings.TrimSpace(lines[i])
-		if t == "" || listItem(t) != t {
+		if t == "" {
 			continue
 		}
-		if !strings.HasSuffix(t, ":") || !namesWhatComesNext(strings.ToLower(strings.Trim(strings.TrimSuffix(t, ":"), markup+"# "))) {
+		// The label may be a heading, quoted or marked up ("## Next steps:", "**Next steps:**"),
+		// which listItem would take for an item; an item is never the label.
+		if label := strings.Trim(t, markup+"#> "); !isItem(t) && strings.HasSuffix(label, ":") &&
+			namesWhatComesNext(strings.ToLower(strings.Trim(strings.TrimSuffix(label, ":"), markup+"# "))) {
+			for _, l := range lines[i+1:] {
+				if l = strings.TrimSpace(l); l != "" && listItem(l) != l {
+					return listItem(l)
+				}
+			}
 			return ""
 		}
-		for _, l := range lines[i+1:] {
-			if l = strings.TrimSpace(l); l != "" && listItem(l) != l {
-				return listItem(l)
-			}
+		if listItem(t) != t {
+			continue
 		}
 		return ""
 	}
 	return ""
+}
+
+// isItem reports a line (trimmed) that is a list item: a bullet or a number, quoted or not.
+func isItem(t string) bool {
+	l := strings.TrimLeft(t, "#> ")
+	if r := strings.TrimLeft(l, "0123456789"); len(r) < len(l) && strings.HasPrefix(r, ". ") {
+		return true
+	}
+	return strings.HasPrefix(l, "- ") || strings.HasPrefix(l, "* ") || strings.HasPrefix(l, "+ ")
 }
 
 func checkItem(l string) bool {

@@ -331,3 +331,17 @@ func TestOneLineEndsNoLineWithACarriageReturn(t *testing.T) {
 		}
 	}
 }
+
+// A plan under a label written as a heading or in bold ("## Next steps:", "**Next steps:**") is
+// read as one under the bare label: the label's markup is not part of its words.
+func TestPlanStepUnderAMarkedLabel(t *testing.T) {
+	for _, label := range []string{"Next steps:", "## Next steps:", "**Next steps:**", "### Remaining:", "> Next steps:"} {
+		if got := planStep("Done with the lexer.\n\n" + label + "\n- Wire the parser into the CLI.\n- Update the docs."); got != "Wire the parser into the CLI." {
+			t.Errorf("under %q: %q", label, got)
+		}
+	}
+	// A list item that ends with a colon is still an item, not a label.
+	if got := planStep("Done.\n\n- Plan:\n- ship it"); got != "" {
+		t.Errorf("an item as a label: %q", got)
+	}
+}
