@@ -496,13 +496,19 @@ func Pending(text string) (question, next string) {
 var nextStepPrefixes = []string{"next,", "next ", "next:", "then i'll", "then i will", "after that", "the next step", "my next step", "i'll next", "i will next", "next step", "my plan"}
 
 // planStep is the first step of the plan a message ends with, or "": the first unchecked item
-// ("- [ ] …") of its last checklist, else the first item of a list that follows a line naming
+// ("- [ ] …") of the checklist it ends with, else the first item of a list that follows a line naming
 // what comes next ("Next steps:", "Remaining:", "To do:", "Plan:"), the list being the
 // message's last. A plan's first open step is what comes next, however it is worded.
 func planStep(text string) string {
 	lines := strings.Split(text, "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
 		t := strings.TrimSpace(lines[i])
+		if t == "" {
+			continue
+		}
+		if !checkItem(t) {
+			break // the message does not end with a checklist: one before is no plan of what is next
+		}
 		for _, box := range []string{"- [ ] ", "* [ ] ", "- [x] ", "* [x] ", "- [X] ", "* [X] "} {
 			if strings.HasPrefix(t, box) {
 				// The last checklist: its first unchecked item.

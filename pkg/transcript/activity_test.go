@@ -345,3 +345,18 @@ func TestPlanStepUnderAMarkedLabel(t *testing.T) {
 		t.Errorf("an item as a label: %q", got)
 	}
 }
+
+// The checklist a plan is read from is the one the message ends with: one earlier in the message
+// (a status Claude gave before saying what it does next, or a checklist it quoted from a file,
+// such as an issue template) is not what comes next.
+func TestPlanStepOnlyFromTheClosingChecklist(t *testing.T) {
+	for _, c := range []struct{ text, next string }{
+		{"Status:\n- [x] parse\n- [ ] validate\n\nI validated the rows too. Next, I'll write the report.", "write the report"},
+		{"The issue template has:\n- [ ] I searched existing issues\n\nAll done; nothing left.", ""},
+		{"Progress so far:\n- [x] Parse the header\n- [ ] Validate the rows\n- [ ] Write the report\n\n", "Validate the rows"},
+	} {
+		if _, next := Pending(c.text); !strings.Contains(next, c.next) || c.next == "" && next != "" {
+			t.Errorf("Pending(%q): next %q, want %q", c.text, next, c.next)
+		}
+	}
+}
