@@ -52,7 +52,10 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 	now := inv.Now()
 	var errs []error
 	st := stores.Open(inv.Project)
-	expired := expireBeside(st.Parked)
+	var expired <-chan error
+	if !inv.DryRun {
+		expired = expireBeside(st.Parked)
+	}
 	if in.SessionID != "" {
 		if err := st.Registry.End(in.SessionID, now); err != nil {
 			errs = append(errs, fmt.Errorf("session registry: %w", err))
@@ -65,6 +68,11 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 		Time: now, Event: timeline.SessionEnd, Session: in.SessionID, Reason: in.Reason,
 	}); err != nil {
 		errs = append(errs, fmt.Errorf("timeline: %w", err))
+	}
+	if expired == nil {
+		// Under --dry-run every planned write goes to one buffer, in order: the expiry plans
+		// its writes after step 1 has planned its own, not beside it.
+		expired = expireBeside(st.Parked)
 	}
 	err := <-expired
 	if ie, rest := parking.IndexWarning(err); ie != nil {

@@ -293,24 +293,42 @@ func redactPairs(s string) string {
 }
 
 // maskPairs is redactPairs' expression over one stretch of lines.
+//
+// Each match is masked from its own groups, never by matching its text again on its own: RE2's \b
+// knows ASCII words only, so a key that starts with a Kelvin sign or a long s after a word
+// character ("_\u212a_pwd") matches in s but not in its own text.
 func maskPairs(s string) string {
-	re := pairRe()
-	return re.ReplaceAllStringFunc(s, func(m string) string {
-		sub := re.FindStringSubmatch(m)
-		key, sep, val := sub[1], sub[2], sub[3]
+	ms := pairRe().FindAllStringSubmatchIndex(s, -1)
+	if ms == nil {
+		return s
+	}
+	var b strings.Builder
+	done := 0
+	for _, m := range ms {
+		sep, val := s[m[4]:m[5]], s[m[6]:m[7]]
 		bare := strings.Trim(val, `"'`)
 		if bare == "" || bare == mask || strings.HasPrefix(bare, "$") {
-			return m // empty, already masked, or a variable reference ($DB_PASSWORD), not a secret
+			continue // empty, already masked, or a variable reference ($DB_PASSWORD), not a secret
 		}
 		if !strings.Contains(sep, "=") && isProseWord(val) {
-			return m
+			continue
 		}
 		quote := ""
 		if val[0] == '"' || val[0] == '\'' {
 			quote = val[:1]
 		}
-		return key + sep + quote + mask + quote
-	})
+		if done == 0 {
+			b.Grow(len(s))
+		}
+		b.WriteString(s[done:m[6]])
+		b.WriteString(quote + mask + quote)
+		done = m[7]
+	}
+	if done == 0 {
+		return s
+	}
+	b.WriteString(s[done:])
+	return b.String()
 }
 
 // pairSep is where the value of a pair whose key holds a needle ending at i starts at the

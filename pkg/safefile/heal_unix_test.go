@@ -3,9 +3,11 @@
 package safefile
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 )
@@ -49,5 +51,40 @@ func TestLockDirHeals(t *testing.T) {
 				t.Fatalf("a lock went through the link: %v", entries)
 			}
 		})
+	}
+}
+
+// Writers of one process that meet the broken lock directory at once (SessionEnd ends the session
+// in the registry while the parked items expire beside it) repair it once between them, and
+// every write succeeds: none fails on the directory another just made again, and none moves
+// aside the directory another just made, with that one's lock in it.
+func TestLockDirHealsOnceForConcurrentWriters(t *testing.T) {
+	for range 40 {
+		root := t.TempDir()
+		locks := filepath.Join(root, filepath.FromSlash(LockDir))
+		os.MkdirAll(filepath.Dir(locks), 0o755)
+		if err := os.WriteFile(locks, []byte("committed"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var mu sync.Mutex
+		var repairs []string
+		d := Disk{Roots: []string{root}, Repaired: func(w string) { mu.Lock(); repairs = append(repairs, w); mu.Unlock() }}
+		var wg sync.WaitGroup
+		errs := make([]error, 4)
+		for i := range errs {
+			wg.Go(func() {
+				p := filepath.Join(root, fmt.Sprintf("state%d.json", i))
+				_, errs[i] = d.Update(p, 0o644, func([]byte, bool) ([]byte, error) { return []byte("{}\n"), nil })
+			})
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				t.Fatalf("a write failed: %v", err)
+			}
+		}
+		if aside, _ := filepath.Glob(filepath.Join(filepath.Dir(locks), ".locks.broken-*")); len(repairs) != 1 || len(aside) != 1 {
+			t.Fatalf("repairs reported %q, moved aside %v", repairs, aside)
+		}
 	}
 }

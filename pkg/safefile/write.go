@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/rogpeppe/go-internal/diff"
@@ -267,22 +268,38 @@ func (d Disk) lock(path string) (func(), error) {
 	full := filepath.Join(home, filepath.FromSlash(LockDir), lockName(home, path))
 	lr, rel, err := findDir([]string{home}, full)
 	if err != nil {
-		// A lock directory that is not one — a file, a FIFO, a link a clone committed — would
-		// stop every locked write of the project for good. The name is cairn's: it is moved
-		// aside, once, and the directory made again.
-		dir := filepath.Join(home, filepath.FromSlash(LockDir))
-		if fi, lerr := Lstat(home, dir); lerr == nil && !fi.IsDir() || errors.Is(lerr, ErrOutside) {
-			if moved, merr := (Disk{Roots: []string{home}}).MoveAside(dir); merr == nil && moved != "" {
-				d.repaired(fmt.Sprintf("%s was not a directory (%s); moved aside to %s and made again", LockDir, kindOf(fi), filepath.Base(moved)))
-				lr, rel, err = findDir([]string{home}, full)
-			}
-		}
+		lr, rel, err = d.repairLockDir(home, full)
 		if err != nil {
 			return nil, err
 		}
 	}
 	return lockFile(lr, rel, full)
 }
+
+// repairLockDir is lock's way past a lock directory that is not one — a file, a FIFO, a link a
+// clone committed — which would stop every locked write of the project for good. The name is
+// cairn's: it is moved aside, once, and the directory made again. The writers of this process
+// repair it one at a time, and one that waited looks again first: another may have made it
+// again meanwhile, and moving that one aside would move its lock with it.
+func (d Disk) repairLockDir(home, full string) (*os.Root, string, error) {
+	lockDirRepair.Lock()
+	defer lockDirRepair.Unlock()
+	lr, rel, err := findDir([]string{home}, full)
+	if err == nil {
+		return lr, rel, nil
+	}
+	dir := filepath.Join(home, filepath.FromSlash(LockDir))
+	if fi, lerr := Lstat(home, dir); lerr == nil && !fi.IsDir() || errors.Is(lerr, ErrOutside) {
+		if moved, merr := (Disk{Roots: []string{home}}).MoveAside(dir); merr == nil && moved != "" {
+			d.repaired(fmt.Sprintf("%s was not a directory (%s); moved aside to %s and made again", LockDir, kindOf(fi), filepath.Base(moved)))
+			lr, rel, err = findDir([]string{home}, full)
+		}
+	}
+	return lr, rel, err
+}
+
+// lockDirRepair makes the writers of one process repair a lock directory one at a time (lock).
+var lockDirRepair sync.Mutex
 
 func (d Disk) repaired(what string) {
 	if d.Repaired != nil {

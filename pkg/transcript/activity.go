@@ -432,10 +432,11 @@ func commitLine(out string) string {
 	return ""
 }
 
-// oneLine makes s one line of at most max runes: lines joined by "; ", controls removed.
+// oneLine makes s one line of at most max runes: lines joined by "; ", controls removed. A
+// carriage return ends a line as a newline does (clean reads it as one).
 func oneLine(s string, max int) string {
 	var parts []string
-	for _, l := range strings.Split(s, "\n") {
+	for _, l := range strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' }) {
 		if l = strings.TrimSpace(l); l != "" {
 			parts = append(parts, l)
 		}
@@ -495,13 +496,19 @@ func Pending(text string) (question, next string) {
 var nextStepPrefixes = []string{"next,", "next ", "next:", "then i'll", "then i will", "after that", "the next step", "my next step", "i'll next", "i will next", "next step", "my plan"}
 
 // planStep is the first step of the plan a message ends with, or "": the first unchecked item
-// ("- [ ] …") of its last checklist, else the first item of a list that follows a line naming
+// ("- [ ] …") of the checklist it ends with, else the first item of a list that follows a line naming
 // what comes next ("Next steps:", "Remaining:", "To do:", "Plan:"), the list being the
 // message's last. A plan's first open step is what comes next, however it is worded.
 func planStep(text string) string {
 	lines := strings.Split(text, "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
 		t := strings.TrimSpace(lines[i])
+		if t == "" {
+			continue
+		}
+		if !checkItem(t) {
+			break // the message does not end with a checklist: one before is no plan of what is next
+		}
 		for _, box := range []string{"- [ ] ", "* [ ] ", "- [x] ", "* [x] ", "- [X] ", "* [X] "} {
 			if strings.HasPrefix(t, box) {
 				// The last checklist: its first unchecked item.
@@ -521,20 +528,35 @@ func planStep(text string) string {
 	// A list under a label of what comes next, with nothing but the list after the label.
 	for i := len(lines) - 1; i >= 0; i-- {
 		t := strings.TrimSpace(lines[i])
-		if t == "" || listItem(t) != t {
+		if t == "" {
 			continue
 		}
-		if !strings.HasSuffix(t, ":") || !namesWhatComesNext(strings.ToLower(strings.Trim(strings.TrimSuffix(t, ":"), markup+"# "))) {
+		// The label may be a heading, quoted or marked up ("## Next steps:", "**Next steps:**"),
+		// which listItem would take for an item; an item is never the label.
+		if label := strings.Trim(t, markup+"#> "); !isItem(t) && strings.HasSuffix(label, ":") &&
+			namesWhatComesNext(strings.ToLower(strings.Trim(strings.TrimSuffix(label, ":"), markup+"# "))) {
+			for _, l := range lines[i+1:] {
+				if l = strings.TrimSpace(l); l != "" && listItem(l) != l {
+					return listItem(l)
+				}
+			}
 			return ""
 		}
-		for _, l := range lines[i+1:] {
-			if l = strings.TrimSpace(l); l != "" && listItem(l) != l {
-				return listItem(l)
-			}
+		if listItem(t) != t {
+			continue
 		}
 		return ""
 	}
 	return ""
+}
+
+// isItem reports a line (trimmed) that is a list item: a bullet or a number, quoted or not.
+func isItem(t string) bool {
+	l := strings.TrimLeft(t, "#> ")
+	if r := strings.TrimLeft(l, "0123456789"); len(r) < len(l) && strings.HasPrefix(r, ". ") {
+		return true
+	}
+	return strings.HasPrefix(l, "- ") || strings.HasPrefix(l, "* ") || strings.HasPrefix(l, "+ ")
 }
 
 func checkItem(l string) bool {

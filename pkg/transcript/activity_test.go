@@ -317,3 +317,46 @@ func TestForCompactionBound(t *testing.T) {
 		t.Fatalf("a bound past the boundary: %q cut=%v %v", near.Edited, near.EditsCut, err)
 	}
 }
+
+// What the session record reads is one line whatever ends Claude's lines: a lone carriage
+// return, which plain.Text reads as a newline, was kept inside the line oneLine made, and came
+// back as a newline in the question, the next step or a decision.
+func TestOneLineEndsNoLineWithACarriageReturn(t *testing.T) {
+	q, _ := Pending("0\r?")
+	_, next := Pending("Next steps:\n- [ ] rename the flag\rand ship")
+	got := append([]string{q, next, oneLine("a\rb\r\nc", 100)}, Decided("We decided to keep cents\rfor now.")...)
+	for _, v := range got {
+		if strings.ContainsAny(v, "\r\n") {
+			t.Errorf("not one line: %q", v)
+		}
+	}
+}
+
+// A plan under a label written as a heading or in bold ("## Next steps:", "**Next steps:**") is
+// read as one under the bare label: the label's markup is not part of its words.
+func TestPlanStepUnderAMarkedLabel(t *testing.T) {
+	for _, label := range []string{"Next steps:", "## Next steps:", "**Next steps:**", "### Remaining:", "> Next steps:"} {
+		if got := planStep("Done with the lexer.\n\n" + label + "\n- Wire the parser into the CLI.\n- Update the docs."); got != "Wire the parser into the CLI." {
+			t.Errorf("under %q: %q", label, got)
+		}
+	}
+	// A list item that ends with a colon is still an item, not a label.
+	if got := planStep("Done.\n\n- Plan:\n- ship it"); got != "" {
+		t.Errorf("an item as a label: %q", got)
+	}
+}
+
+// The checklist a plan is read from is the one the message ends with: one earlier in the message
+// (a status Claude gave before saying what it does next, or a checklist it quoted from a file,
+// such as an issue template) is not what comes next.
+func TestPlanStepOnlyFromTheClosingChecklist(t *testing.T) {
+	for _, c := range []struct{ text, next string }{
+		{"Status:\n- [x] parse\n- [ ] validate\n\nI validated the rows too. Next, I'll write the report.", "write the report"},
+		{"The issue template has:\n- [ ] I searched existing issues\n\nAll done; nothing left.", ""},
+		{"Progress so far:\n- [x] Parse the header\n- [ ] Validate the rows\n- [ ] Write the report\n\n", "Validate the rows"},
+	} {
+		if _, next := Pending(c.text); !strings.Contains(next, c.next) || c.next == "" && next != "" {
+			t.Errorf("Pending(%q): next %q, want %q", c.text, next, c.next)
+		}
+	}
+}
