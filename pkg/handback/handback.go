@@ -193,7 +193,7 @@ func handoffPointer(p *project.Project, cat []catalog.Entry, sid, branch string,
 		doing, rec := notDeferred(h.Doing, h.Record)
 		return brief.HandoffPointer(brief.Pointer{
 			Checkpoint: c.File, Branch: h.Branch, Ended: h.Time, Doing: doing,
-			Files: h.Files, Record: rec, Tasks: h.Tasks, Pending: h.Pending, Decided: h.Decided, Next: h.Next, Short: shortName(c.File, cat),
+			Files: h.Files, Record: rec, Tasks: h.Tasks, Pending: h.Pending(), Decided: h.Decided(), Next: h.Next(), Short: shortName(c.File, cat),
 		}, now)
 	}
 	return ""

@@ -14,8 +14,10 @@ import (
 // every file handle, so that no package below reads os.Getenv, time.Now or stderr, and a test
 // builds the whole world with one call (projecttest.New).
 //
-// A Project is used by one goroutine at a time (a hook or a command is one); it is passed as a
-// pointer because it memoises what it reads once (Project.branch).
+// A Project is passed as a pointer because it memoises what it reads once (Project.branch, the
+// repository's layout). Those memos are not guarded: a process that starts a second goroutine on
+// the same Project reads them first (SessionEnd, which expires the parked items beside the
+// registry's end after hookio.Main has located the repository).
 type Project struct {
 	Root   string          // the project root: absolute and cleaned
 	Config string          // Claude Code's config directory; "" when neither CLAUDE_CONFIG_DIR nor HOME is set

@@ -229,15 +229,23 @@ type HandoffFile struct {
 	Doing   string    // one line of what the session was doing; "" when unknown
 	Files   []string  // files_modified: the files the session edited, most recent first
 	Tasks   []string  // the open tasks its Remaining Work lists (TaskLines)
-	// Pending is what Claude Code's summary at the session's last compaction, which the Summary
-	// quotes, listed as pending (pendingInSummary).
-	Pending []string
-	// Decided is what that summary states was decided (decidedInSummary).
-	Decided []string
-	// Next is that summary's next step (nextInSummary).
-	Next   string
-	Record checkpoint.Record
+	Record  checkpoint.Record
+	// summary is the file's Summary section, which quotes Claude Code's summary at the session's
+	// last compaction. It is read by Pending, Decided and Next only for the hand-off a caller
+	// settles on: SessionStart reads up to 16 candidates, and a clone can commit each of them at
+	// the size a checkpoint may have.
+	summary string
 }
+
+// Pending is what Claude Code's summary at the session's last compaction listed as pending
+// (pendingInSummary).
+func (h HandoffFile) Pending() []string { return pendingInSummary(h.summary) }
+
+// Decided is what that summary states was decided (decidedInSummary).
+func (h HandoffFile) Decided() []string { return decidedInSummary(h.summary) }
+
+// Next is that summary's next step (nextInSummary).
+func (h HandoffFile) Next() string { return nextInSummary(h.summary) }
 
 // ReadHandoff reads the hand-off checkpoint at path, inside the project at root. ok is false
 // for anything that is not one (another kind, a frontmatter that does not parse, no session).
@@ -255,8 +263,7 @@ func ReadHandoff(root, path string) (h HandoffFile, ok bool) {
 	}
 	_, sec := checkpoint.ParseBody(body)
 	h = HandoffFile{Session: fm.Session, Branch: fm.Branch, Time: fm.Time, Files: fm.Files,
-		Tasks: TaskLines(sec.Remaining), Pending: pendingInSummary(sec.Summary), Decided: decidedInSummary(sec.Summary), Next: nextInSummary(sec.Summary),
-		Record: checkpoint.ReadRecord(sec.Notes)}
+		Tasks: TaskLines(sec.Remaining), Record: checkpoint.ReadRecord(sec.Notes), summary: sec.Summary}
 	for _, l := range strings.Split(sec.Summary, "\n") {
 		if h.Session == "" {
 			if rest, found := strings.CutPrefix(l, "Hand-off written by cairn when session "); found {
