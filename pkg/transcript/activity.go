@@ -486,7 +486,7 @@ func Pending(text string) (question, next string) {
 	sentences := splitSentences(text)
 	for i := len(sentences) - 1; i >= 0; i-- {
 		l := strings.ToLower(sentences[i])
-		if strings.Contains(l, " next step") || statesOwnStep(l) || slices.ContainsFunc(nextStepPrefixes, func(p string) bool { return strings.HasPrefix(l, p) }) {
+		if strings.Contains(l, " next step") || statesOwnStep(l) || slices.ContainsFunc(nextStepPrefixes, func(p string) bool { return strings.HasPrefix(l, p) }) && !nextAsOther(l) {
 			return question, oneLine(sentences[i], maxOutputRunes)
 		}
 	}
@@ -494,6 +494,14 @@ func Pending(text string) (question, next string) {
 }
 
 var nextStepPrefixes = []string{"next,", "next ", "next:", "then i'll", "then i will", "after that", "the next step", "my next step", "i'll next", "i will next", "next step", "my plan"}
+
+// nextAsOther reports a sentence (lower case) opening with "next" that is not a step: the
+// preposition ("Next to the parser is the lexer.") or another time than now ("Next time we can
+// batch them.", "Next week …"), which defers rather than continues.
+func nextAsOther(l string) bool {
+	return slices.ContainsFunc([]string{"next to ", "next time", "next week", "next month", "next year", "next sprint", "next release", "next session"},
+		func(p string) bool { return strings.HasPrefix(l, p) })
+}
 
 // planStep is the first step of the plan a message ends with, or "": the first unchecked item
 // ("- [ ] …") of the checklist it ends with, else the first item of a list that follows a line naming
