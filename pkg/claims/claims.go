@@ -346,7 +346,8 @@ func (s *Store) Paths(sid string, max int) []string {
 	if s.dir == "" || !validSession(sid) || max <= 0 {
 		return nil
 	}
-	data, err := readTail(s.listFile(sid), maxListRead)
+	// Read inside the tree, as it is written: a list that is a link leads nowhere outside it.
+	data, err := safefile.ReadTail(s.tree, s.listFile(sid), maxListRead)
 	if err != nil {
 		return nil
 	}
@@ -368,26 +369,6 @@ func (s *Store) Paths(sid string, max int) []string {
 		return nil
 	}
 	return out
-}
-
-// readTail reads the last n bytes of the regular file at path, from the first whole line in them.
-func readTail(path string, n int64) ([]byte, error) {
-	f, fi, err := safefile.OpenLoose(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	from := max(fi.Size()-n, 0)
-	buf := make([]byte, fi.Size()-from)
-	if _, err := f.ReadAt(buf, from); err != nil {
-		return nil, err
-	}
-	if from > 0 {
-		if i := strings.IndexByte(string(buf), '\n'); i >= 0 {
-			buf = buf[i+1:]
-		}
-	}
-	return buf, nil
 }
 
 // Live returns every live claim of the checkout — of a session registered, not ended, within the

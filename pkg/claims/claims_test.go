@@ -410,3 +410,21 @@ func TestPathsAsSplit(t *testing.T) {
 		}
 	}
 }
+
+// A session's list is read as it is written, inside <config>/cairn: one that is a link to a file
+// elsewhere names no path of the session's.
+func TestPathsStayInTheTree(t *testing.T) {
+	w := newWorld(t)
+	w.register("aaaa")
+	w.record("aaaa", "a.go")
+	s := Open(w.Project, registry.Open(w.Project))
+	outside := filepath.Join(t.TempDir(), "list")
+	os.WriteFile(outside, []byte("../../etc/passwd\n"), 0o600)
+	os.Remove(s.listFile("aaaa"))
+	if err := os.Symlink(outside, s.listFile("aaaa")); err != nil {
+		t.Skip(err)
+	}
+	if got := s.Paths("aaaa", 5); got != nil {
+		t.Fatalf("Paths through a link out of the tree = %q", got)
+	}
+}
