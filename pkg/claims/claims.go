@@ -5,7 +5,7 @@
 //
 // Where. Claims are working state, kept per checkout (a linked worktree has its own), and they
 // live where no repository can write, under Claude Code's config directory:
-// <config>/cairn/claims/<slug of the checkout's real root>/. A clone therefore cannot forge a claim
+// <config>/cairn/claims/<key of the checkout's real root>/ (dirName). A clone therefore cannot forge a claim
 // that makes cairn tell Claude someone else is editing a file. The directory is flat in sessions
 // and claims:
 //
@@ -100,11 +100,26 @@ func Open(p *project.Project, reg *registry.Registry) *Store {
 	}
 	if p.Config != "" && p.Files != nil {
 		s.tree = filepath.Join(p.Config, "cairn")
-		s.dir = filepath.Join(s.tree, "claims", project.Slug(s.real))
+		s.dir = filepath.Join(s.tree, "claims", dirName(s.real))
 		s.files = p.Files.Under(s.tree)
 	}
 	return s
 }
+
+// dirName names the claims directory of the checkout whose real root is root as the search
+// index names a project's (search.Location): a hash of the whole root, then its base name, which
+// only helps a person tell them apart. Claude Code's slug of the root (project.Slug) is not
+// enough: "/x/my_app" and "/x/my-app" share one, and each checkout would drop the other's claims
+// as its registry's dead sessions; nor does a deep root's slug fit in a file name.
+func dirName(root string) string {
+	h := fnv.New64a()
+	h.Write([]byte(root))
+	base := project.Slug(filepath.Base(root))
+	return fmt.Sprintf("%016x-%s", h.Sum64(), base[:min(len(base), maxBaseName)])
+}
+
+// maxBaseName bounds the base name in dirName: a file name holds 255 bytes.
+const maxBaseName = 64
 
 // Dir is where the checkout's claims live ("" without a config directory).
 func (s *Store) Dir() string { return s.dir }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/project/projecttest"
 	"github.com/cairn-hooks/cairn/pkg/registry"
 )
@@ -426,5 +427,51 @@ func TestPathsStayInTheTree(t *testing.T) {
 	}
 	if got := s.Paths("aaaa", 5); got != nil {
 		t.Fatalf("Paths through a link out of the tree = %q", got)
+	}
+}
+
+// Two checkouts whose roots Claude Code spells alike keep their claims apart: neither reads the
+// other's sessions as its own dead ones and drops their claims.
+func TestCheckoutsWithOneSlug(t *testing.T) {
+	parent, conf := t.TempDir(), t.TempDir()
+	var ws []*world
+	for _, name := range []string{"my_app", "my-app"} {
+		root := filepath.Join(parent, name)
+		os.Mkdir(root, 0o755)
+		w := &world{t: t, now: t0}
+		w.World = projecttest.New(t, root, conf, t0)
+		w.Now = func() time.Time { return w.now }
+		ws = append(ws, w)
+	}
+	a, b := ws[0], ws[1]
+	a.register("aaaa")
+	b.register("bbbb")
+	a.record("aaaa", "go.mod")
+	if o := b.record("bbbb", "go.mod"); len(o.Others) != 0 {
+		t.Fatalf("told of another checkout's session: %v", others(o))
+	}
+	if held := a.claimsOn("go.mod"); len(held) != 1 || held[0].Session != "aaaa" {
+		t.Fatalf("the first checkout's claims after the second's edit: %+v", held)
+	}
+	if len(filepath.Base(Open(a.Project, nil).Dir())) > 255-2 {
+		t.Fatal("a claims directory name too long")
+	}
+}
+
+// A root too deep for its slug to be a file name still has claims.
+func TestDeepRoot(t *testing.T) {
+	w := newWorld(t)
+	deep := w.Root
+	for i := 0; len(project.Slug(deep)) <= 300; i++ {
+		deep = filepath.Join(deep, strings.Repeat("d", 60))
+	}
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Skip(err)
+	}
+	w.World = projecttest.New(t, deep, w.Config, t0)
+	w.register("aaaa")
+	w.record("aaaa", "a.go")
+	if got := Open(w.Project, nil).Paths("aaaa", 1); !slices.Equal(got, []string{"a.go"}) {
+		t.Fatalf("Paths = %q", got)
 	}
 }
