@@ -184,11 +184,12 @@ func (s *Store) Record(sid, rel string) (Outcome, error) {
 	}
 	now := s.now().UTC().Truncate(time.Second)
 	file := s.pathFile(rel)
-	data, _, err := safefile.ReadLoose(file, maxFile)
+	// Read inside the tree, as it is written: a link in the file's place is no claim.
+	data, _, err := safefile.ReadFile(s.tree, file, maxFile)
 	missing, damaged := errors.Is(err, fs.ErrNotExist), false
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		var tl *safefile.TooLargeError
-		if !errors.Is(err, safefile.ErrNotRegular) && !errors.As(err, &tl) {
+		if !errors.Is(err, safefile.ErrNotRegular) && !errors.Is(err, safefile.ErrOutside) && !errors.As(err, &tl) {
 			return Outcome{}, err
 		}
 		data, damaged = nil, true // cairn's own file, damaged: replaced below
@@ -224,7 +225,7 @@ func (s *Store) Record(sid, rel string) (Outcome, error) {
 		}
 	}
 	if damaged {
-		// Not a file of cairn's making (too large, not a regular file): out of the way, whole.
+		// Not a file of cairn's making (too large, not a regular file, a link): out of the way, whole.
 		if err := s.files.Remove(file); err != nil {
 			if _, err := s.files.MoveAside(file); err != nil {
 				return out, err
@@ -413,7 +414,7 @@ func (s *Store) Live() ([]Claim, map[string]registry.Session, error) {
 		if !strings.HasPrefix(n, "p-") {
 			continue
 		}
-		data, _, err := safefile.ReadLoose(filepath.Join(s.dir, n), maxFile)
+		data, _, err := safefile.ReadFile(s.tree, filepath.Join(s.dir, n), maxFile)
 		if err != nil {
 			continue
 		}

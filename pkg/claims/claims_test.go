@@ -475,3 +475,29 @@ func TestDeepRoot(t *testing.T) {
 		t.Fatalf("Paths = %q", got)
 	}
 }
+
+// A path's file is read as it is written, inside <config>/cairn: a link in its place, to a file
+// elsewhere, is cairn's own file damaged, replaced by the claim; the file it led to is untouched.
+func TestRecordReplacesALink(t *testing.T) {
+	w := newWorld(t)
+	w.register("aaaa")
+	s := Open(w.Project, registry.Open(w.Project))
+	os.MkdirAll(s.Dir(), 0o700)
+	outside := filepath.Join(t.TempDir(), "elsewhere")
+	os.WriteFile(outside, format("src/a.go", []Claim{{Session: "bbbb", Since: t0, Touched: t0}}), 0o600)
+	if err := os.Symlink(outside, s.pathFile("src/a.go")); err != nil {
+		t.Skip(err)
+	}
+	if o := w.record("aaaa", "src/a.go"); len(o.Others) != 0 {
+		t.Fatalf("a claim read through a link: %+v", o)
+	}
+	if fi, err := os.Lstat(s.pathFile("src/a.go")); err != nil || !fi.Mode().IsRegular() {
+		t.Fatalf("the link was not replaced: %v %v", fi, err)
+	}
+	if held := w.claimsOn("src/a.go"); len(held) != 1 || held[0].Session != "aaaa" {
+		t.Fatalf("claims after: %+v", held)
+	}
+	if data := readFile(t, outside); !strings.Contains(string(data), "bbbb") {
+		t.Fatalf("the file the link led to changed: %q", data)
+	}
+}
