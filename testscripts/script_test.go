@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -587,23 +588,33 @@ func cmdParkItem(ts *testscript.TestScript, neg bool, args []string) {
 
 // projslugs sets SLUG and LSLUG to the names of $PROJ's directory under $CLAUDE_CONFIG_DIR/projects:
 // Claude Code's spelling (every character but [A-Za-z0-9] becomes '-') and the legacy one of the
-// original /session workflow ('/' and '.' become '-', the leading dash dropped). Computed here
-// independently of package project.
+// original /session workflow ('/' and '.' become '-', the leading dash dropped). It sets CLAIMS to
+// the name of $PROJ's file claims directory under $CLAUDE_CONFIG_DIR/cairn/claims: the FNV-64a of
+// $PROJ's real path in hex, a dash, and the Claude Code spelling of its base name. Computed here
+// independently of packages project and claims.
 func cmdProjSlugs(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 0 {
 		ts.Fatalf("usage: projslugs")
 	}
 	proj := ts.Getenv("PROJ")
-	var b strings.Builder
-	for _, r := range proj {
-		if r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte('-')
+	spell := func(path string) string {
+		var b strings.Builder
+		for _, r := range path {
+			if r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+				b.WriteRune(r)
+			} else {
+				b.WriteByte('-')
+			}
 		}
+		return b.String()
 	}
-	ts.Setenv("SLUG", b.String())
+	ts.Setenv("SLUG", spell(proj))
 	ts.Setenv("LSLUG", strings.TrimPrefix(strings.NewReplacer("/", "-", ".", "-").Replace(proj), "-"))
+	real, err := filepath.EvalSymlinks(proj)
+	ts.Check(err)
+	h := fnv.New64a()
+	h.Write([]byte(real))
+	ts.Setenv("CLAIMS", fmt.Sprintf("%016x-%s", h.Sum64(), spell(filepath.Base(real))))
 }
 
 // auditcheck FILE N [key=value…] checks the parking audit log FILE: exactly N lines, each one

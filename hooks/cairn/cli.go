@@ -306,6 +306,11 @@ func runCommand(ctx context.Context, c *CLI, name string, cmd command, args []st
 	return nil
 }
 
+// worktreeRule is the one rule of a repository's worktrees, as --help states it (README, Worktrees).
+const worktreeRule = "Worktrees: the checkouts of one repository share its knowledge — checkpoints, hand-offs, the\n" +
+	"timeline, and so search — which lives in the main checkout; each keeps its own working state:\n" +
+	"the run whiteboard, parked items, the session registry and file claims."
+
 func help(w io.Writer) {
 	fmt.Fprintf(w, "cairn %s — session continuity for Claude Code\n\nusage:\n", version.String())
 	var names []string
@@ -326,6 +331,7 @@ func help(w io.Writer) {
 	for _, n := range tops {
 		fmt.Fprintf(w, "%s\n      %s\n", strings.TrimRight("  cairn "+n+" "+topLevel[n].usage, " "), topLevel[n].summary)
 	}
+	fmt.Fprintln(w, "\n"+worktreeRule)
 	fmt.Fprintln(w, "\nExit codes: 0 success, 1 error or refused (the list is on stdout), 2 usage.")
 }
 

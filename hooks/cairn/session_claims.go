@@ -15,7 +15,7 @@ import (
 
 func init() {
 	topLevel["claims"] = command{"[--json]",
-		"list the live file claims of this worktree: which session is editing which file, since when, on which branch (a claim lasts 30 minutes after the session's last edit of the file, and ends with the session)",
+		"list the live file claims of this worktree: which session is editing which file, since when, on which branch. The PreToolUse hook claims a file before Claude edits it and, when another live session holds it, tells Claude, never blocking; CAIRN_CLAIMS in settings.json's env changes that: ask puts the warning to you before the edit, off claims and says nothing. A claim lasts 30 minutes after the session's last edit of the file and ends with the session; each worktree has its own",
 		cmdClaims}
 }
 

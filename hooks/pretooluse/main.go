@@ -26,7 +26,7 @@ import (
 var hook = hookio.Hook{
 	Name:    "pretooluse",
 	Event:   "PreToolUse",
-	Summary: "cairn's PreToolUse hook: before Claude edits a file, claims it for the session and tells Claude when another live session of the project is editing it too; never blocks.",
+	Summary: "cairn's PreToolUse hook: before Claude edits a file, claims it for the session and tells Claude when another live session of this worktree is editing it too; never blocks. CAIRN_CLAIMS in settings.json's env changes it: ask puts the warning to the user before the edit, off claims and says nothing.",
 	Wants:   wants,
 	Run:     run,
 }

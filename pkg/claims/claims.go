@@ -5,7 +5,7 @@
 //
 // Where. Claims are working state, kept per checkout (a linked worktree has its own), and they
 // live where no repository can write, under Claude Code's config directory:
-// <config>/cairn/claims/<slug of the checkout's real root>/. A clone therefore cannot forge a claim
+// <config>/cairn/claims/<key of the checkout's real root>/ (dirName). A clone therefore cannot forge a claim
 // that makes cairn tell Claude someone else is editing a file. The directory is flat in sessions
 // and claims:
 //
@@ -100,11 +100,26 @@ func Open(p *project.Project, reg *registry.Registry) *Store {
 	}
 	if p.Config != "" && p.Files != nil {
 		s.tree = filepath.Join(p.Config, "cairn")
-		s.dir = filepath.Join(s.tree, "claims", project.Slug(s.real))
+		s.dir = filepath.Join(s.tree, "claims", dirName(s.real))
 		s.files = p.Files.Under(s.tree)
 	}
 	return s
 }
+
+// dirName names the claims directory of the checkout whose real root is root as the search
+// index names a project's (search.Location): a hash of the whole root, then its base name, which
+// only helps a person tell them apart. Claude Code's slug of the root (project.Slug) is not
+// enough: "/x/my_app" and "/x/my-app" share one, and each checkout would drop the other's claims
+// as its registry's dead sessions; nor does a deep root's slug fit in a file name.
+func dirName(root string) string {
+	h := fnv.New64a()
+	h.Write([]byte(root))
+	base := project.Slug(filepath.Base(root))
+	return fmt.Sprintf("%016x-%s", h.Sum64(), base[:min(len(base), maxBaseName)])
+}
+
+// maxBaseName bounds the base name in dirName: a file name holds 255 bytes.
+const maxBaseName = 64
 
 // Dir is where the checkout's claims live ("" without a config directory).
 func (s *Store) Dir() string { return s.dir }
@@ -169,11 +184,12 @@ func (s *Store) Record(sid, rel string) (Outcome, error) {
 	}
 	now := s.now().UTC().Truncate(time.Second)
 	file := s.pathFile(rel)
-	data, _, err := safefile.ReadLoose(file, maxFile)
+	// Read inside the tree, as it is written: a link in the file's place is no claim.
+	data, _, err := safefile.ReadFile(s.tree, file, maxFile)
 	missing, damaged := errors.Is(err, fs.ErrNotExist), false
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		var tl *safefile.TooLargeError
-		if !errors.Is(err, safefile.ErrNotRegular) && !errors.As(err, &tl) {
+		if !errors.Is(err, safefile.ErrNotRegular) && !errors.Is(err, safefile.ErrOutside) && !errors.As(err, &tl) {
 			return Outcome{}, err
 		}
 		data, damaged = nil, true // cairn's own file, damaged: replaced below
@@ -209,7 +225,7 @@ func (s *Store) Record(sid, rel string) (Outcome, error) {
 		}
 	}
 	if damaged {
-		// Not a file of cairn's making (too large, not a regular file): out of the way, whole.
+		// Not a file of cairn's making (too large, not a regular file, a link): out of the way, whole.
 		if err := s.files.Remove(file); err != nil {
 			if _, err := s.files.MoveAside(file); err != nil {
 				return out, err
@@ -346,7 +362,8 @@ func (s *Store) Paths(sid string, max int) []string {
 	if s.dir == "" || !validSession(sid) || max <= 0 {
 		return nil
 	}
-	data, err := readTail(s.listFile(sid), maxListRead)
+	// Read inside the tree, as it is written: a list that is a link leads nowhere outside it.
+	data, err := safefile.ReadTail(s.tree, s.listFile(sid), maxListRead)
 	if err != nil {
 		return nil
 	}
@@ -368,26 +385,6 @@ func (s *Store) Paths(sid string, max int) []string {
 		return nil
 	}
 	return out
-}
-
-// readTail reads the last n bytes of the regular file at path, from the first whole line in them.
-func readTail(path string, n int64) ([]byte, error) {
-	f, fi, err := safefile.OpenLoose(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	from := max(fi.Size()-n, 0)
-	buf := make([]byte, fi.Size()-from)
-	if _, err := f.ReadAt(buf, from); err != nil {
-		return nil, err
-	}
-	if from > 0 {
-		if i := strings.IndexByte(string(buf), '\n'); i >= 0 {
-			buf = buf[i+1:]
-		}
-	}
-	return buf, nil
 }
 
 // Live returns every live claim of the checkout — of a session registered, not ended, within the
@@ -417,7 +414,7 @@ func (s *Store) Live() ([]Claim, map[string]registry.Session, error) {
 		if !strings.HasPrefix(n, "p-") {
 			continue
 		}
-		data, _, err := safefile.ReadLoose(filepath.Join(s.dir, n), maxFile)
+		data, _, err := safefile.ReadFile(s.tree, filepath.Join(s.dir, n), maxFile)
 		if err != nil {
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-hooks/cairn/pkg/project"
 	"github.com/cairn-hooks/cairn/pkg/project/projecttest"
 	"github.com/cairn-hooks/cairn/pkg/registry"
 )
@@ -408,5 +409,95 @@ func TestPathsAsSplit(t *testing.T) {
 				t.Errorf("list %q, max %d: Paths = %q, want %q", list, max, got, want)
 			}
 		}
+	}
+}
+
+// A session's list is read as it is written, inside <config>/cairn: one that is a link to a file
+// elsewhere names no path of the session's.
+func TestPathsStayInTheTree(t *testing.T) {
+	w := newWorld(t)
+	w.register("aaaa")
+	w.record("aaaa", "a.go")
+	s := Open(w.Project, registry.Open(w.Project))
+	outside := filepath.Join(t.TempDir(), "list")
+	os.WriteFile(outside, []byte("../../etc/passwd\n"), 0o600)
+	os.Remove(s.listFile("aaaa"))
+	if err := os.Symlink(outside, s.listFile("aaaa")); err != nil {
+		t.Skip(err)
+	}
+	if got := s.Paths("aaaa", 5); got != nil {
+		t.Fatalf("Paths through a link out of the tree = %q", got)
+	}
+}
+
+// Two checkouts whose roots Claude Code spells alike keep their claims apart: neither reads the
+// other's sessions as its own dead ones and drops their claims.
+func TestCheckoutsWithOneSlug(t *testing.T) {
+	parent, conf := t.TempDir(), t.TempDir()
+	var ws []*world
+	for _, name := range []string{"my_app", "my-app"} {
+		root := filepath.Join(parent, name)
+		os.Mkdir(root, 0o755)
+		w := &world{t: t, now: t0}
+		w.World = projecttest.New(t, root, conf, t0)
+		w.Now = func() time.Time { return w.now }
+		ws = append(ws, w)
+	}
+	a, b := ws[0], ws[1]
+	a.register("aaaa")
+	b.register("bbbb")
+	a.record("aaaa", "go.mod")
+	if o := b.record("bbbb", "go.mod"); len(o.Others) != 0 {
+		t.Fatalf("told of another checkout's session: %v", others(o))
+	}
+	if held := a.claimsOn("go.mod"); len(held) != 1 || held[0].Session != "aaaa" {
+		t.Fatalf("the first checkout's claims after the second's edit: %+v", held)
+	}
+	if len(filepath.Base(Open(a.Project, nil).Dir())) > 255-2 {
+		t.Fatal("a claims directory name too long")
+	}
+}
+
+// A root too deep for its slug to be a file name still has claims.
+func TestDeepRoot(t *testing.T) {
+	w := newWorld(t)
+	deep := w.Root
+	for i := 0; len(project.Slug(deep)) <= 300; i++ {
+		deep = filepath.Join(deep, strings.Repeat("d", 60))
+	}
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Skip(err)
+	}
+	w.World = projecttest.New(t, deep, w.Config, t0)
+	w.register("aaaa")
+	w.record("aaaa", "a.go")
+	if got := Open(w.Project, nil).Paths("aaaa", 1); !slices.Equal(got, []string{"a.go"}) {
+		t.Fatalf("Paths = %q", got)
+	}
+}
+
+// A path's file is read as it is written, inside <config>/cairn: a link in its place, to a file
+// elsewhere, is cairn's own file damaged, replaced by the claim; the file it led to is untouched.
+func TestRecordReplacesALink(t *testing.T) {
+	w := newWorld(t)
+	w.register("aaaa")
+	s := Open(w.Project, registry.Open(w.Project))
+	os.MkdirAll(s.Dir(), 0o700)
+	outside := filepath.Join(t.TempDir(), "elsewhere")
+	os.WriteFile(outside, format("src/a.go", []Claim{{Session: "bbbb", Since: t0, Touched: t0}}), 0o600)
+	if err := os.Symlink(outside, s.pathFile("src/a.go")); err != nil {
+		t.Skip(err)
+	}
+	if o := w.record("aaaa", "src/a.go"); len(o.Others) != 0 {
+		t.Fatalf("a claim read through a link: %+v", o)
+	}
+	if fi, err := os.Lstat(s.pathFile("src/a.go")); err != nil || !fi.Mode().IsRegular() {
+		t.Fatalf("the link was not replaced: %v %v", fi, err)
+	}
+	if held := w.claimsOn("src/a.go"); len(held) != 1 || held[0].Session != "aaaa" {
+		t.Fatalf("claims after: %+v", held)
+	}
+	if data := readFile(t, outside); !strings.Contains(string(data), "bbbb") {
+		t.Fatalf("the file the link led to changed: %q", data)
 	}
 }
