@@ -24,6 +24,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
 	"github.com/cairn-hooks/cairn/pkg/checkpoint/catalog"
 	"github.com/cairn-hooks/cairn/pkg/parking"
@@ -209,19 +211,7 @@ func (pl *Plan) pruned() error {
 }
 
 // checkpointOf is the checkpoint a pruned line names.
-func checkpointOf(l []byte) string {
-	const key = `"checkpoint":"`
-	i := bytes.Index(l, []byte(key))
-	if i < 0 {
-		return ""
-	}
-	rest := l[i+len(key):]
-	j := bytes.IndexByte(rest, '"')
-	if j < 0 {
-		return ""
-	}
-	return string(rest[:j])
-}
+func checkpointOf(l []byte) string { return gjson.GetBytes(l, "checkpoint").Str }
 
 // parked: the bullet and its legacy copies, without an audit line.
 func (pl *Plan) parked(slug string) error {

@@ -225,6 +225,39 @@ func TestForgetPruned(t *testing.T) {
 	}
 }
 
+// The log of pruned checkpoints is a file of the project, which another tool may have written
+// back with other JSON spacing: forget reads a line's checkpoint as JSON, and still finds the
+// timeline's lines that name it.
+func TestForgetPrunedSpacedJSON(t *testing.T) {
+	x := newWorld(t)
+	var first checkpoint.Saved
+	for i := 0; i <= catalog.RetainPerBranch; i++ {
+		w := projecttest.New(t, x.w.Root, x.w.Config, t0.Add(time.Duration(i)*time.Minute))
+		in := catalog.AutoInput{SessionID: "s1", Trigger: "auto", Event: fmt.Sprintf("s1/auto/%d", i), Branch: "main",
+			Now: t0.Add(time.Duration(i) * time.Minute), Prompts: []string{fmt.Sprintf("the okapi%d plan", i)}}
+		s, _, _ := catalog.Open(w.Project, timeline.Open(w.Project)).Auto(in)
+		if i == 0 {
+			first = s
+		}
+	}
+	log := filepath.Join(x.w.Root, catalog.PrunedFile)
+	data, err := os.ReadFile(log)
+	if err != nil || !bytes.Contains(data, []byte(`"checkpoint":"`)) {
+		t.Fatalf("%s: %v\n%s", log, err, data)
+	}
+	if err := os.WriteFile(log, bytes.ReplaceAll(data, []byte(`"checkpoint":"`), []byte(`"checkpoint": "`)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := x.found("okapi0")
+	if len(got) != 1 || !strings.HasPrefix(got[0], "pruned:") {
+		t.Fatalf("before: %v", got)
+	}
+	x.forget(got[0])
+	if data, _ := os.ReadFile(filepath.Join(x.w.Root, timeline.File)); bytes.Contains(data, []byte(first.Rel)) {
+		t.Errorf("%s still names %s", timeline.File, first.Rel)
+	}
+}
+
 // A session forgotten leaves the index and is never read again; its transcript stays, as the
 // plan says.
 func TestForgetSession(t *testing.T) {
