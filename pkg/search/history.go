@@ -1263,7 +1263,7 @@ func (rd *reader) ours(dir string) bool {
 }
 
 // SessionPrefix starts the id of a session: session:<its id>, the name of its transcript.
-const SessionPrefix = "session:"
+const SessionPrefix = tombstone.SessionPrefix
 
 // rolePrefix says whose a snippet's words are.
 func rolePrefix(k transcript.MessageKind, status string) string {
