@@ -934,8 +934,8 @@ func (c *chunker) add(m *transcript.Message) bool {
 	return ended
 }
 
-// flush ends the document being cut, if any: its text redacted (the one redaction point) before
-// anything is counted of it.
+// flush ends the document being cut, if any: its text and its branch redacted (the one redaction
+// point) before anything is counted of it.
 func (c *chunker) flush() bool {
 	if !c.open {
 		return false
@@ -944,7 +944,7 @@ func (c *chunker) flush() bool {
 	if when, err := time.Parse(time.RFC3339Nano, c.when); err == nil {
 		t = when.Unix()
 	}
-	c.docs = append(c.docs, doc{kind: Session, time: t, off: c.start, n: c.end - c.start, branch: c.branch,
+	c.docs = append(c.docs, doc{kind: Session, time: t, off: c.start, n: c.end - c.start, branch: redact.Redact(c.branch),
 		body: redact.Redact(c.text.String())})
 	c.text.Reset()
 	c.open, c.when, c.branch = false, "", ""

@@ -55,7 +55,7 @@ func (c *corpus) showSession(id, sid string) (Item, error) {
 	if !ok {
 		return Item{}, notFound(id)
 	}
-	it := Item{ID: id, Kind: Session, Branch: plain.Line(d.Branch, 0), Path: c.hist.abs(f.path), Text: digestText(sid, f, d)}
+	it := Item{ID: id, Kind: Session, Branch: plain.Line(redact.Redact(d.Branch), 0), Path: c.hist.abs(f.path), Text: digestText(sid, f, d)}
 	if len(d.First) > 0 {
 		it.Title = plain.Line(redact.Redact(d.First[0]), 120)
 	}
