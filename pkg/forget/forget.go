@@ -63,8 +63,8 @@ func (pl *Plan) catalog() *catalog.Catalog {
 
 // The logs forget rewrites, relative to the root.
 const (
-	auditRel       = ".notes/logs/session-archive.jsonl"
-	legacyAuditRel = ".claude/logs/session-archive.jsonl"
+	auditRel       = parking.AuditRel
+	legacyAuditRel = parking.LegacyAuditRel
 	timelineRel    = timeline.File
 	prunedRel      = catalog.PrunedFile
 )
