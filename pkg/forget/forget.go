@@ -189,9 +189,6 @@ func (pl *Plan) naming(rel string) error {
 // pruned: its lines in the log of pruned checkpoints, and the timeline's lines that name it.
 func (pl *Plan) pruned() error {
 	name := strings.TrimPrefix(pl.ID, "pruned:")
-	if !strings.HasPrefix(pl.ID, "pruned:") {
-		name = pl.ID
-	}
 	var rel string // the checkpoint's path, as the log records it
 	for _, l := range pl.read(prunedRel, func(l []byte) bool { return search.LineID(prunedRel, l) == "pruned:"+name }) {
 		if cp := checkpointOf(l); cp != "" {
