@@ -703,6 +703,11 @@ func (h *history) appended(f transcriptFile, rec fileInfo) bool {
 
 func (h *history) abs(rel string) string { return filepath.Join(h.projects, filepath.FromSlash(rel)) }
 
+// started reports whether a transcript whose session started in cwd is one of the history's: it
+// started in a root or below one, or it names no directory and lies in a root's own directory
+// (exact: TranscriptDir.Exact) — not another project's whose slug begins like a root's.
+func (h *history) started(cwd string, exact bool) bool { return h.under(cwd) || cwd == "" && exact }
+
 // under reports whether dir is one of the roots or inside one.
 func (h *history) under(dir string) bool {
 	for _, r := range slices.Concat(h.roots, h.real) {
@@ -853,7 +858,7 @@ func (h *history) read(p histPlan, late func() bool, send func(part) bool) part 
 	size := min(fi.Size(), p.f.size) // what the listing saw; more is for the next sync
 	if p.from == 0 {
 		_, cwd, _ := transcript.Start(fh, size)
-		if !h.under(cwd) && !(cwd == "" && p.f.exact) {
+		if !h.started(cwd, p.f.exact) {
 			end.f.flags |= fileForeign // another project's session whose slug begins like this one's
 			return end
 		}

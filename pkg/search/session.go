@@ -31,7 +31,7 @@ func (h *history) find(sid string) (transcriptFile, bool) {
 		}
 		_, cwd, _ := transcript.Start(f, fi.Size())
 		f.Close()
-		if h.under(cwd) || cwd == "" && d.Exact {
+		if h.started(cwd, d.Exact) {
 			return transcriptFile{path: rel, root: d.Root, exact: d.Exact, size: fi.Size(), mtime: fi.ModTime().UnixNano()}, true
 		}
 	}
