@@ -1177,18 +1177,6 @@ func (b *builder) addPosting(id, doc, tf uint32) {
 	b.last[id] = doc + 1
 }
 
-// ErrNoHistory reports a search configured without a history (no Claude Code config directory).
-var ErrNoHistory = errors.New("no Claude Code config directory: the history of sessions is not searched")
-
-// historyBytes is for tests: the bytes of the history's segments.
-func (h *history) historyBytes() int64 {
-	var n int64
-	for _, s := range h.segs {
-		n += int64(len(s.data))
-	}
-	return n
-}
-
 // ---- Reading results ----
 
 // session fills r, a session's result, from its transcript: its id, its title (the session's
