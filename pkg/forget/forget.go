@@ -330,6 +330,9 @@ func (pl *Plan) Apply(ctx context.Context) error {
 		if _, err := ix.SyncHistory(ctx, 0); err != nil {
 			return fmt.Errorf("search index: %w", err)
 		}
+		if err := ix.PurgeHistory(); err != nil {
+			return fmt.Errorf("search index: %w", err)
+		}
 	}
 	return nil
 }

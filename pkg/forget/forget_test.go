@@ -269,10 +269,16 @@ func TestForgetSession(t *testing.T) {
 	s.Prompt("the meerkat4 rollout")
 	path := filepath.Join(dir, sid+".jsonl")
 	os.WriteFile(path, s.Bytes(), 0o600)
+	other := &transcripttest.Session{ID: "7a1b2c3d-1111-4222-8333-444455556666", Cwd: x.w.Root, Branch: "main", Time: t0}
+	other.Prompt("the lemur2 rollout")
+	os.WriteFile(filepath.Join(dir, other.ID+".jsonl"), other.Bytes(), 0o600)
 	if got := x.found("meerkat4"); len(got) != 1 {
 		t.Fatalf("before: %v", got)
 	}
 	pl := x.forget("session:" + sid)
+	if got := x.found("lemur2"); len(got) != 1 {
+		t.Errorf("the other session, after: %v", got)
+	}
 	if !strings.Contains(strings.Join(pl.Keeps, "\n"), path) {
 		t.Errorf("keeps: %q", pl.Keeps)
 	}
@@ -282,6 +288,7 @@ func TestForgetSession(t *testing.T) {
 	if got := x.found("meerkat4"); len(got) != 0 {
 		t.Errorf("still found: %v", got)
 	}
+	noText(t, x.cache, "meerkat4") // the index keeps none of the session's words
 	os.RemoveAll(x.cache)
 	if got := x.found("meerkat4"); len(got) != 0 {
 		t.Errorf("found after a rebuild: %v", got)

@@ -1052,12 +1052,40 @@ func (ix *Index) mergeSmall() error {
 	if len(h.segs)-first <= maxSmall {
 		return nil
 	}
+	return ix.replaceSegments(first)
+}
+
+// PurgeHistory rewrites the history's segments from the first that holds a document a later
+// record replaced — a forgotten session's above all — into one without them, so that no segment
+// on disk keeps a forgotten session's words: cairn forget runs it after the sync that records the
+// tombstone. (A sync only marks the documents it replaces, left in their segments until a merge.)
+func (ix *Index) PurgeHistory() error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.hist == nil || !ix.stored {
+		return nil // nothing on disk
+	}
+	unlock, err := safefile.Lock(ix.tree, ix.path(histLock))
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	ix.loadHistory()
+	first := slices.IndexFunc(ix.hist.dead, func(d []bool) bool { return slices.Contains(d, true) })
+	if first < 0 {
+		return nil
+	}
+	return ix.replaceSegments(first)
+}
+
+// replaceSegments merges segments first… into one (merge), without the documents later records
+// replaced: written as the next segment, then the manifest lists it in their place.
+func (ix *Index) replaceSegments(first int) error {
+	h := ix.hist
 	bd, err := h.merge(first, ix.now())
 	if err != nil {
 		return err
 	}
-	// The merged segment replaces the run: written as the next segment, then the manifest lists
-	// it in their place.
 	s, e, err := ix.newHistSegment(bd)
 	if err != nil {
 		return err
