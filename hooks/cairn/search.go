@@ -431,8 +431,7 @@ func cmdIndex(ctx context.Context, c *CLI, args []string) error {
 		fmt.Fprintln(c.Stdout, "Indexed cairn's files; no Claude Code config directory (neither CLAUDE_CONFIG_DIR nor HOME is set), so no session history.")
 		return nil
 	}
-	fmt.Fprintf(c.Stdout, "Indexed the history: %d sessions of this project, %d read now (%s of transcript, %s of text), in %s.\n",
-		hs.Sessions, hs.Indexed, byteSize(hs.Bytes), byteSize(hs.Text), took.Round(10*time.Millisecond))
+	fmt.Fprintln(c.Stdout, indexedSentence(hs, took))
 	if hs.More {
 		c.Warn("more than %d transcripts of this project's sessions: the rest are not indexed", hs.Sessions)
 	}
@@ -451,4 +450,10 @@ func byteSize(n int64) string {
 		exp++
 	}
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGT"[exp])
+}
+
+// indexedSentence is what cairn index says it did.
+func indexedSentence(hs search.HistoryStats, took time.Duration) string {
+	return fmt.Sprintf("Indexed the history: %d %s of this project, %d read now (%s of transcript, %s of text), in %s.",
+		hs.Sessions, digestPlural(hs.Sessions, "session", "sessions"), hs.Indexed, byteSize(hs.Bytes), byteSize(hs.Text), took.Round(10*time.Millisecond))
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -48,6 +49,15 @@ func TestParseSince(t *testing.T) {
 	for _, bad := range []string{"", "yesterday", "-3d", "2x", "-1h", "d", "100000d"} {
 		if _, err := parseSince(bad, now); err == nil {
 			t.Errorf("%q: accepted", bad)
+		}
+	}
+}
+
+// cairn index counts its sessions in English: the first run of someone who has one says so.
+func TestIndexedSentence(t *testing.T) {
+	for n, want := range map[int]string{1: "1 session of", 2: "2 sessions of", 0: "0 sessions of"} {
+		if got := indexedSentence(search.HistoryStats{Sessions: n, Indexed: n}, 10*time.Millisecond); !strings.Contains(got, want) {
+			t.Errorf("%d sessions: %q", n, got)
 		}
 	}
 }

@@ -24,6 +24,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/cairn-hooks/cairn/pkg/checkpoint"
 	"github.com/cairn-hooks/cairn/pkg/checkpoint/catalog"
 	"github.com/cairn-hooks/cairn/pkg/parking"
@@ -61,8 +63,8 @@ func (pl *Plan) catalog() *catalog.Catalog {
 
 // The logs forget rewrites, relative to the root.
 const (
-	auditRel       = ".notes/logs/session-archive.jsonl"
-	legacyAuditRel = ".claude/logs/session-archive.jsonl"
+	auditRel       = parking.AuditRel
+	legacyAuditRel = parking.LegacyAuditRel
 	timelineRel    = timeline.File
 	prunedRel      = catalog.PrunedFile
 )
@@ -187,9 +189,6 @@ func (pl *Plan) naming(rel string) error {
 // pruned: its lines in the log of pruned checkpoints, and the timeline's lines that name it.
 func (pl *Plan) pruned() error {
 	name := strings.TrimPrefix(pl.ID, "pruned:")
-	if !strings.HasPrefix(pl.ID, "pruned:") {
-		name = pl.ID
-	}
 	var rel string // the checkpoint's path, as the log records it
 	for _, l := range pl.read(prunedRel, func(l []byte) bool { return search.LineID(prunedRel, l) == "pruned:"+name }) {
 		if cp := checkpointOf(l); cp != "" {
@@ -209,19 +208,7 @@ func (pl *Plan) pruned() error {
 }
 
 // checkpointOf is the checkpoint a pruned line names.
-func checkpointOf(l []byte) string {
-	const key = `"checkpoint":"`
-	i := bytes.Index(l, []byte(key))
-	if i < 0 {
-		return ""
-	}
-	rest := l[i+len(key):]
-	j := bytes.IndexByte(rest, '"')
-	if j < 0 {
-		return ""
-	}
-	return string(rest[:j])
-}
+func checkpointOf(l []byte) string { return gjson.GetBytes(l, "checkpoint").Str }
 
 // parked: the bullet and its legacy copies, without an audit line.
 func (pl *Plan) parked(slug string) error {
@@ -341,6 +328,9 @@ func (pl *Plan) Apply(ctx context.Context) error {
 	}
 	if pl.Kind == search.Session.String() {
 		if _, err := ix.SyncHistory(ctx, 0); err != nil {
+			return fmt.Errorf("search index: %w", err)
+		}
+		if err := ix.PurgeHistory(); err != nil {
 			return fmt.Errorf("search index: %w", err)
 		}
 	}

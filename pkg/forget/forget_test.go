@@ -225,6 +225,39 @@ func TestForgetPruned(t *testing.T) {
 	}
 }
 
+// The log of pruned checkpoints is a file of the project, which another tool may have written
+// back with other JSON spacing: forget reads a line's checkpoint as JSON, and still finds the
+// timeline's lines that name it.
+func TestForgetPrunedSpacedJSON(t *testing.T) {
+	x := newWorld(t)
+	var first checkpoint.Saved
+	for i := 0; i <= catalog.RetainPerBranch; i++ {
+		w := projecttest.New(t, x.w.Root, x.w.Config, t0.Add(time.Duration(i)*time.Minute))
+		in := catalog.AutoInput{SessionID: "s1", Trigger: "auto", Event: fmt.Sprintf("s1/auto/%d", i), Branch: "main",
+			Now: t0.Add(time.Duration(i) * time.Minute), Prompts: []string{fmt.Sprintf("the okapi%d plan", i)}}
+		s, _, _ := catalog.Open(w.Project, timeline.Open(w.Project)).Auto(in)
+		if i == 0 {
+			first = s
+		}
+	}
+	log := filepath.Join(x.w.Root, catalog.PrunedFile)
+	data, err := os.ReadFile(log)
+	if err != nil || !bytes.Contains(data, []byte(`"checkpoint":"`)) {
+		t.Fatalf("%s: %v\n%s", log, err, data)
+	}
+	if err := os.WriteFile(log, bytes.ReplaceAll(data, []byte(`"checkpoint":"`), []byte(`"checkpoint": "`)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := x.found("okapi0")
+	if len(got) != 1 || !strings.HasPrefix(got[0], "pruned:") {
+		t.Fatalf("before: %v", got)
+	}
+	x.forget(got[0])
+	if data, _ := os.ReadFile(filepath.Join(x.w.Root, timeline.File)); bytes.Contains(data, []byte(first.Rel)) {
+		t.Errorf("%s still names %s", timeline.File, first.Rel)
+	}
+}
+
 // A session forgotten leaves the index and is never read again; its transcript stays, as the
 // plan says.
 func TestForgetSession(t *testing.T) {
@@ -236,10 +269,16 @@ func TestForgetSession(t *testing.T) {
 	s.Prompt("the meerkat4 rollout")
 	path := filepath.Join(dir, sid+".jsonl")
 	os.WriteFile(path, s.Bytes(), 0o600)
+	other := &transcripttest.Session{ID: "7a1b2c3d-1111-4222-8333-444455556666", Cwd: x.w.Root, Branch: "main", Time: t0}
+	other.Prompt("the lemur2 rollout")
+	os.WriteFile(filepath.Join(dir, other.ID+".jsonl"), other.Bytes(), 0o600)
 	if got := x.found("meerkat4"); len(got) != 1 {
 		t.Fatalf("before: %v", got)
 	}
 	pl := x.forget("session:" + sid)
+	if got := x.found("lemur2"); len(got) != 1 {
+		t.Errorf("the other session, after: %v", got)
+	}
 	if !strings.Contains(strings.Join(pl.Keeps, "\n"), path) {
 		t.Errorf("keeps: %q", pl.Keeps)
 	}
@@ -249,6 +288,7 @@ func TestForgetSession(t *testing.T) {
 	if got := x.found("meerkat4"); len(got) != 0 {
 		t.Errorf("still found: %v", got)
 	}
+	noText(t, x.cache, "meerkat4") // the index keeps none of the session's words
 	os.RemoveAll(x.cache)
 	if got := x.found("meerkat4"); len(got) != 0 {
 		t.Errorf("found after a rebuild: %v", got)

@@ -413,9 +413,9 @@ func addTools(s *server) {
 	mcp.AddTool(s.srv, tool("forget", "Forget an item for good, at the user's request: remove it from every record cairn keeps and leave a tombstone (an id and a hash, never the text) so that no rebuild brings it back. It cannot reach Claude Code's transcripts, git history or other copies; dry_run says what it would do.", false),
 		func(ctx context.Context, _ *mcp.CallToolRequest, in forgetIn) (*mcp.CallToolResult, any, error) {
 			if in.DryRun {
-				return s.run(ctx, "forget", "--dry-run", "--", in.ID)
+				return s.runData(ctx, "forget", "--dry-run", "--", in.ID)
 			}
-			return s.run(ctx, "forget", "--", in.ID)
+			return s.runData(ctx, "forget", "--", in.ID)
 		})
 	mcp.AddTool(s.srv, tool("broadcast", "Send a message to the other sessions of this project; each receives it once, with its next prompt.", false),
 		func(ctx context.Context, _ *mcp.CallToolRequest, in broadcastIn) (*mcp.CallToolResult, any, error) {

@@ -96,16 +96,21 @@ func legacyCutoff(today time.Time) time.Time {
 	return time.Date(y, m, d-(ExpireDays-1), 0, 0, 0, 0, today.Location())
 }
 
+// AuditRel is the audit log, relative to the project root; LegacyAuditRel is where the original
+// /session workflow kept it, which cairn reads and never writes.
+const (
+	AuditRel       = ".notes/logs/session-archive.jsonl"
+	LegacyAuditRel = ".claude/logs/session-archive.jsonl"
+)
+
 // AuditPath is the audit log under the project root; [LegacyAuditPath] is the original
 // workflow's, read only.
-func AuditPath(root string) string {
-	return filepath.Join(root, ".notes", "logs", "session-archive.jsonl")
-}
+func AuditPath(root string) string { return filepath.Join(root, filepath.FromSlash(AuditRel)) }
 
 // LegacyAuditPath is where the original /session workflow kept the audit log; cairn reads it and
 // never writes it.
 func LegacyAuditPath(root string) string {
-	return filepath.Join(root, ".claude", "logs", "session-archive.jsonl")
+	return filepath.Join(root, filepath.FromSlash(LegacyAuditRel))
 }
 
 // Store is the parked items of one project.

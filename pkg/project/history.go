@@ -1,7 +1,6 @@
 package project
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -77,11 +76,20 @@ func matchDirs(projects string, names, roots []string) []TranscriptDir {
 		if best < 0 {
 			continue
 		}
-		if fi, err := os.Lstat(filepath.Join(projects, n)); err != nil || !fi.IsDir() {
-			continue
-		}
 		out = append(out, TranscriptDir{Name: n, Root: roots[best], Exact: exact})
 	}
+	kept := make([]string, len(out))
+	for i, d := range out {
+		kept[i] = d.Name
+	}
+	infos, errs := safefile.LstatNames(projects, kept)
+	dirs := out[:0]
+	for i, d := range out {
+		if errs[i] == nil && infos[i].IsDir() {
+			dirs = append(dirs, d)
+		}
+	}
+	out = dirs
 	slices.SortFunc(out, func(a, b TranscriptDir) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }

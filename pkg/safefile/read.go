@@ -102,6 +102,12 @@ func ReadHead(root, path string, n int64) ([]byte, error) {
 	return data, err
 }
 
+// ReadHeadInfo is ReadHead with the file's FileInfo: for a reader that says how much it left
+// out (the log of pruned checkpoints keeps a checkpoint's head and its whole size).
+func ReadHeadInfo(root, path string, n int64) ([]byte, fs.FileInfo, error) {
+	return read(root, path, n, true)
+}
+
 func read(root, path string, limit int64, head bool) ([]byte, fs.FileInfo, error) {
 	rel, err := local(root, path)
 	if err != nil {

@@ -703,6 +703,11 @@ func (h *history) appended(f transcriptFile, rec fileInfo) bool {
 
 func (h *history) abs(rel string) string { return filepath.Join(h.projects, filepath.FromSlash(rel)) }
 
+// started reports whether a transcript whose session started in cwd is one of the history's: it
+// started in a root or below one, or it names no directory and lies in a root's own directory
+// (exact: TranscriptDir.Exact) — not another project's whose slug begins like a root's.
+func (h *history) started(cwd string, exact bool) bool { return h.under(cwd) || cwd == "" && exact }
+
 // under reports whether dir is one of the roots or inside one.
 func (h *history) under(dir string) bool {
 	for _, r := range slices.Concat(h.roots, h.real) {
@@ -853,7 +858,7 @@ func (h *history) read(p histPlan, late func() bool, send func(part) bool) part 
 	size := min(fi.Size(), p.f.size) // what the listing saw; more is for the next sync
 	if p.from == 0 {
 		_, cwd, _ := transcript.Start(fh, size)
-		if !h.under(cwd) && !(cwd == "" && p.f.exact) {
+		if !h.started(cwd, p.f.exact) {
 			end.f.flags |= fileForeign // another project's session whose slug begins like this one's
 			return end
 		}
@@ -934,8 +939,8 @@ func (c *chunker) add(m *transcript.Message) bool {
 	return ended
 }
 
-// flush ends the document being cut, if any: its text redacted (the one redaction point) before
-// anything is counted of it.
+// flush ends the document being cut, if any: its text and its branch redacted (the one redaction
+// point) before anything is counted of it.
 func (c *chunker) flush() bool {
 	if !c.open {
 		return false
@@ -944,7 +949,7 @@ func (c *chunker) flush() bool {
 	if when, err := time.Parse(time.RFC3339Nano, c.when); err == nil {
 		t = when.Unix()
 	}
-	c.docs = append(c.docs, doc{kind: Session, time: t, off: c.start, n: c.end - c.start, branch: c.branch,
+	c.docs = append(c.docs, doc{kind: Session, time: t, off: c.start, n: c.end - c.start, branch: redact.Redact(c.branch),
 		body: redact.Redact(c.text.String())})
 	c.text.Reset()
 	c.open, c.when, c.branch = false, "", ""
@@ -1047,12 +1052,40 @@ func (ix *Index) mergeSmall() error {
 	if len(h.segs)-first <= maxSmall {
 		return nil
 	}
+	return ix.replaceSegments(first)
+}
+
+// PurgeHistory rewrites the history's segments from the first that holds a document a later
+// record replaced — a forgotten session's above all — into one without them, so that no segment
+// on disk keeps a forgotten session's words: cairn forget runs it after the sync that records the
+// tombstone. (A sync only marks the documents it replaces, left in their segments until a merge.)
+func (ix *Index) PurgeHistory() error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.hist == nil || !ix.stored {
+		return nil // nothing on disk
+	}
+	unlock, err := safefile.Lock(ix.tree, ix.path(histLock))
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	ix.loadHistory()
+	first := slices.IndexFunc(ix.hist.dead, func(d []bool) bool { return slices.Contains(d, true) })
+	if first < 0 {
+		return nil
+	}
+	return ix.replaceSegments(first)
+}
+
+// replaceSegments merges segments first… into one (merge), without the documents later records
+// replaced: written as the next segment, then the manifest lists it in their place.
+func (ix *Index) replaceSegments(first int) error {
+	h := ix.hist
 	bd, err := h.merge(first, ix.now())
 	if err != nil {
 		return err
 	}
-	// The merged segment replaces the run: written as the next segment, then the manifest lists
-	// it in their place.
 	s, e, err := ix.newHistSegment(bd)
 	if err != nil {
 		return err
@@ -1172,18 +1205,6 @@ func (b *builder) addPosting(id, doc, tf uint32) {
 	b.last[id] = doc + 1
 }
 
-// ErrNoHistory reports a search configured without a history (no Claude Code config directory).
-var ErrNoHistory = errors.New("no Claude Code config directory: the history of sessions is not searched")
-
-// historyBytes is for tests: the bytes of the history's segments.
-func (h *history) historyBytes() int64 {
-	var n int64
-	for _, s := range h.segs {
-		n += int64(len(s.data))
-	}
-	return n
-}
-
 // ---- Reading results ----
 
 // session fills r, a session's result, from its transcript: its id, its title (the session's
@@ -1263,7 +1284,7 @@ func (rd *reader) ours(dir string) bool {
 }
 
 // SessionPrefix starts the id of a session: session:<its id>, the name of its transcript.
-const SessionPrefix = "session:"
+const SessionPrefix = tombstone.SessionPrefix
 
 // rolePrefix says whose a snippet's words are.
 func rolePrefix(k transcript.MessageKind, status string) string {

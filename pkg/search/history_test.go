@@ -522,6 +522,37 @@ func TestShowSession(t *testing.T) {
 	}
 }
 
+// A session's branch is written to the index and printed, as a checkpoint's is: redacted first. A
+// key pasted into a branch's name is in no index file, no result and no digest.
+func TestHistoryBranchRedacted(t *testing.T) {
+	h := newTestHistory(t)
+	s := h.session(sidA, -1)
+	s.Branch = "fix/sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWx123456"
+	s.Prompt("Tune the osprey4 retry loop.")
+	h.write(sidA, s.Bytes())
+	ix := h.index(t.TempDir())
+	defer ix.Close()
+	rs, err := ix.Search(context.Background(), "osprey4", Options{Wait: true})
+	if err != nil || len(rs.Items) != 1 {
+		t.Fatalf("osprey4: %v %+v", err, rs)
+	}
+	if strings.Contains(rs.Items[0].Branch, "AbCdEf") {
+		t.Errorf("the result's branch: %q", rs.Items[0].Branch)
+	}
+	filepath.Walk(filepath.Dir(ix.dir), func(p string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() {
+			if data, _ := os.ReadFile(p); bytes.Contains(data, []byte("AbCdEfGhIjKlMnOp")) {
+				t.Errorf("%s holds the key", p)
+			}
+		}
+		return nil
+	})
+	it, err := Show(Config{Root: h.p.root, ConfigDir: h.config, Roots: []string{h.p.root}}, "session:"+sidA)
+	if err != nil || strings.Contains(it.Branch, "AbCdEf") || strings.Contains(it.Text, "AbCdEf") {
+		t.Errorf("show: %v, branch %q\n%s", err, it.Branch, it.Text)
+	}
+}
+
 // A search stats the directories and the recently written transcripts, not every transcript: an
 // append to a recent one, a session started, a tombstone are seen at once; an append to a
 // transcript last written days ago waits for the full listing, at most fullEvery later.

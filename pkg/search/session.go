@@ -31,7 +31,7 @@ func (h *history) find(sid string) (transcriptFile, bool) {
 		}
 		_, cwd, _ := transcript.Start(f, fi.Size())
 		f.Close()
-		if h.under(cwd) || cwd == "" && d.Exact {
+		if h.started(cwd, d.Exact) {
 			return transcriptFile{path: rel, root: d.Root, exact: d.Exact, size: fi.Size(), mtime: fi.ModTime().UnixNano()}, true
 		}
 	}
@@ -55,7 +55,7 @@ func (c *corpus) showSession(id, sid string) (Item, error) {
 	if !ok {
 		return Item{}, notFound(id)
 	}
-	it := Item{ID: id, Kind: Session, Branch: plain.Line(d.Branch, 0), Path: c.hist.abs(f.path), Text: digestText(sid, f, d)}
+	it := Item{ID: id, Kind: Session, Branch: plain.Line(redact.Redact(d.Branch), 0), Path: c.hist.abs(f.path), Text: digestText(sid, f, d)}
 	if len(d.First) > 0 {
 		it.Title = plain.Line(redact.Redact(d.First[0]), 120)
 	}

@@ -50,8 +50,8 @@ func (s source) appendOnly() bool { return s == srcAudit || s == srcTimeline || 
 // The single files, relative to the root (parking.AuditPath, parking.LegacyAuditPath,
 // timeline.File, sessionfile.Path).
 const (
-	auditRel       = ".notes/logs/session-archive.jsonl"
-	legacyAuditRel = ".claude/logs/session-archive.jsonl"
+	auditRel       = parking.AuditRel
+	legacyAuditRel = parking.LegacyAuditRel
 	timelineRel    = timeline.File
 	parkedRel      = sessionfile.Rel
 	prunedRel      = catalog.PrunedFile

@@ -16,6 +16,7 @@ package tombstone
 import (
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"hash/fnv"
 	"io/fs"
 	"os"
@@ -82,6 +83,9 @@ func Append(files safefile.Writer, config string, stones []Stone) error {
 		return nil
 	}
 	dir := filepath.Join(config, Dir)
+	if fi, err := os.Lstat(Path(config)); err == nil && fi.Size()+int64(len(b)) > maxAppend {
+		return fmt.Errorf("%w (%d KiB)", ErrFull, fi.Size()>>10)
+	}
 	if _, dry := files.(safefile.DryRun); !dry {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return err
@@ -92,6 +96,14 @@ func Append(files safefile.Writer, config string, stones []Stone) error {
 
 // maxFile bounds the read of the tombstones: tens of thousands of forgotten items.
 const maxFile = 8 << 20
+
+// maxAppend is where Append stops: a file Read refuses would let every forgotten item back at
+// once, so the file never grows past what Read takes. The MiB below maxFile is room for the
+// appends of forgets that run at the same time (each checks the size before it takes the lock).
+const maxAppend = maxFile - 1<<20
+
+// ErrFull is Append's answer once the tombstones reach maxAppend.
+var ErrFull = errors.New("too many forgotten items: the tombstones are full")
 
 // Set is the tombstones, read once.
 type Set struct {

@@ -12,7 +12,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path/filepath"
 	"slices"
@@ -460,22 +459,6 @@ func prunedLine(now time.Time, c Entry, text []byte, size int64) []byte {
 	return append(o.Close(), '\n')
 }
 
-// readHead reads at most the first n bytes of the regular file at path inside root, and returns
-// its size.
-func readHead(root, path string, n int64) ([]byte, int64, error) {
-	f, fi, err := safefile.Open(root, path)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer f.Close()
-	data := make([]byte, min(n, fi.Size()))
-	m, err := io.ReadFull(f, data)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil, 0, err
-	}
-	return data[:m], fi.Size(), nil
-}
-
 // prune removes the files of the entries retention drops, each after checking that the file is
 // still cairn's — its frontmatter's kind must be the catalog's (a person who turned an automatic
 // checkpoint into a save of their own, by editing its kind, keeps it) — and after recording it:
@@ -501,7 +484,7 @@ func (x *Catalog) prune(now time.Time, session string, drop []Entry, why string)
 	var list []doomed
 	var logged []byte
 	for _, c := range drop {
-		data, size, err := readHead(root, c.Path(root), maxPrunedText)
+		data, fi, err := safefile.ReadHeadInfo(root, c.Path(root), maxPrunedText)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			continue // gone already: nothing to log
@@ -509,6 +492,7 @@ func (x *Catalog) prune(now time.Time, session string, drop []Entry, why string)
 			errs = append(errs, fmt.Errorf("%s: %w", c.File, err))
 			continue
 		}
+		size := fi.Size()
 		fm, _ := checkpoint.SplitLoose(data)
 		k := checkpoint.ReadFrontmatter(fm).Kind
 		d := doomed{c: c, note: why, mine: k == c.Kind}
