@@ -490,6 +490,10 @@ func openTasks(listed, pending []string, doing string) []string {
 	}
 	dup := func(t string) bool {
 		k := strings.ToLower(plain.Line(t, 0))
+		if k == "" {
+			// Nothing to say; and every key contains "": kept, it would hide all that follows.
+			return true
+		}
 		for _, s := range seen {
 			if strings.Contains(s, k) || strings.Contains(k, s) {
 				return true

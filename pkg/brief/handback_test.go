@@ -374,6 +374,16 @@ func TestHandoffPointerSummaryDecisions(t *testing.T) {
 	}
 }
 
+// A task with nothing left to say once plain has cleaned it (a repository's hand-off can hold
+// one) is passed over, and hides none of the tasks after it.
+func TestOpenTasksEmptyItem(t *testing.T) {
+	got := openTasks([]string{"1. \u200b (task 1)", "2. Write the docs (task 2)"}, []string{"\u2060", "Remove the v1 endpoint"}, "")
+	want := []string{"- open task: \"Write the docs\"\n", "- pending in Claude Code's summary: \"Remove the v1 endpoint\"\n"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
 func TestSameWords(t *testing.T) {
 	for _, c := range []struct {
 		a, b string
