@@ -277,8 +277,7 @@ func failure(out string) (status, line string) {
 	if strings.Contains(out, "interrupted") {
 		return "interrupted", ""
 	}
-	msg := strings.TrimSuffix(strings.TrimPrefix(first, "<tool_use_error>"), "</tool_use_error>")
-	return "not run", oneLine(strings.TrimPrefix(msg, "Error: "), maxOutputRunes)
+	return "not run", errorLine(out)
 }
 
 // tellingWords mark the output line that says what went wrong, in the order they are preferred.
