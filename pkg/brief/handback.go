@@ -85,7 +85,8 @@ func AfterCompaction(c Compacted) string {
 				fmt.Fprintf(&t, "… %d more: see the checkpoint's Remaining Work\n", len(c.Tasks)-i)
 				break
 			}
-			t.WriteString(plain.Line(l, 200) + "\n")
+			// The line is the checkpoint's, a file a repository can commit: a field, not a line of cairn's.
+			t.WriteString("- " + quoted(l, 200) + "\n")
 		}
 		out.Add(t.String(), seeCheckpoint)
 	}
