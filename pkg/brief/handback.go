@@ -504,6 +504,9 @@ func openTasks(listed, pending []string, doing string) []string {
 		return false
 	}
 	for _, t := range listed {
+		if strings.HasPrefix(t, "- … ") {
+			continue // the list's count of the tasks it left out ("- … 5 more"), no task
+		}
 		t = strings.TrimLeft(t, "0123456789. ")
 		if i := strings.LastIndex(t, " (task "); i >= 0 && strings.HasSuffix(t, ")") {
 			// A task's id is its session's: the session the pointer speaks to has a list of its own.

@@ -396,6 +396,15 @@ func TestOpenTasksEmptyItem(t *testing.T) {
 	}
 }
 
+// A hand-off's task list ends, when it is long, with its count of the tasks left out: that line
+// is no open task.
+func TestOpenTasksMoreLine(t *testing.T) {
+	got := openTasks([]string{"1. Write the docs (task 2)", "- … 5 more"}, nil, "")
+	if want := []string{"- open task: \"Write the docs\"\n"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
 func TestSameWords(t *testing.T) {
 	for _, c := range []struct {
 		a, b string
