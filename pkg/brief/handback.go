@@ -507,7 +507,9 @@ func openTasks(listed, pending []string, doing string) []string {
 		if strings.HasPrefix(t, "- … ") {
 			continue // the list's count of the tasks it left out ("- … 5 more"), no task
 		}
-		t = strings.TrimLeft(t, "0123456789. ")
+		if i := strings.Index(t, ". "); i > 0 && strings.Trim(t[:i], "0123456789") == "" {
+			t = t[i+2:] // the list's number, not the subject's ("3 flaky tests")
+		}
 		if i := strings.LastIndex(t, " (task "); i >= 0 && strings.HasSuffix(t, ")") {
 			// A task's id is its session's: the session the pointer speaks to has a list of its own.
 			t = t[:i]

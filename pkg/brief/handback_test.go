@@ -405,6 +405,14 @@ func TestOpenTasksMoreLine(t *testing.T) {
 	}
 }
 
+// The list's number goes; a subject's own number stays.
+func TestOpenTasksNumber(t *testing.T) {
+	got := openTasks([]string{"12. 3 flaky tests to fix (task 4)"}, nil, "")
+	if want := []string{"- open task: \"3 flaky tests to fix\"\n"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
 func TestSameWords(t *testing.T) {
 	for _, c := range []struct {
 		a, b string
