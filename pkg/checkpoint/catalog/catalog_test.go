@@ -541,6 +541,10 @@ func TestSummaryBoldHeadings(t *testing.T) {
 	if got := pendingInSummary("**Pending Tasks:**\n- Remove the v1 endpoint\n**Current Work:**\n- Not a task\n"); fmt.Sprint(got) != fmt.Sprint([]string{"Remove the v1 endpoint"}) {
 		t.Errorf("a bold label: %q", got)
 	}
+	// A bold label set in labels part of its section: no heading, and no task.
+	if got := pendingInSummary("7. Pending Tasks:\n   **High priority:**\n   - Remove the v1 endpoint\n8. Current Work:\n"); fmt.Sprint(got) != fmt.Sprint([]string{"Remove the v1 endpoint"}) {
+		t.Errorf("a bold label set in: %q", got)
+	}
 }
 
 // Claude Code's summary restates what was decided under "Problem Solving" (or a heading that

@@ -237,13 +237,16 @@ const maxTaskRunes = 200
 
 // summarySection calls each with every non-empty line (trimmed) of the sections of Claude Code's
 // summary in text whose heading open accepts (given its name in lower case, as summaryHeading
-// reads it), in order, until each returns false.
+// reads it), in order, until each returns false. A bold label set in ("   **High priority:**")
+// labels part of a section: it neither ends the section nor is one of its lines.
 func summarySection(text string, open func(head string) bool, each func(t string) bool) {
 	in := false
 	for l := range strings.SplitSeq(text, "\n") {
 		t := strings.TrimSpace(l)
-		if head, ok := summaryHeading(t); ok {
-			in = open(head)
+		if head, label, ok := summaryHeading(t); ok {
+			if !label || !strings.HasPrefix(l, " ") && !strings.HasPrefix(l, "\t") {
+				in = open(head)
+			}
 			continue
 		}
 		if in && t != "" && !each(t) {
@@ -255,27 +258,26 @@ func summarySection(text string, open func(head string) bool, each func(t string
 // summaryHeading reports whether line t (trimmed) opens a section of Claude Code's summary, and
 // the section's name in lower case: a markdown heading ("## Pending Tasks"), a number, a dot and
 // words ending in a colon ("8. Current Work:"), bold or not ("**8. Current Work:**"), or a line
-// that is only a bold label ("**Pending Tasks:**").
-func summaryHeading(t string) (head string, ok bool) {
+// that is only a bold label ("**Pending Tasks:**", label true), which is a heading only when it is
+// not set in.
+func summaryHeading(t string) (head string, label, ok bool) {
 	name := func() string { return strings.ToLower(strings.Trim(strings.TrimLeft(t, "0123456789. #*_"), "*_: ")) }
 	if strings.HasPrefix(t, "#") {
-		return name(), true
+		return name(), false, true
 	}
 	if !strings.HasSuffix(strings.TrimRight(t, "*_ "), ":") {
-		return "", false
+		return "", false, false
 	}
-	if bold := strings.TrimLeft(t, "*_"); len(bold) < len(t) {
-		if inner := strings.Trim(t, "*_: "); !strings.ContainsAny(inner, "*_") {
-			return name(), true // the whole line is one bold label
-		}
-		t = bold
-	}
+	bold := strings.TrimLeft(t, "*_")
 	i := 0
-	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+	for i < len(bold) && bold[i] >= '0' && bold[i] <= '9' {
 		i++
 	}
-	if i > 0 && i < len(t) && t[i] == '.' {
-		return name(), true
+	if i > 0 && i < len(bold) && bold[i] == '.' {
+		return name(), false, true
 	}
-	return "", false
+	if len(bold) < len(t) && !strings.ContainsAny(strings.Trim(t, "*_: "), "*_") {
+		return name(), true, true // the whole line is one bold label
+	}
+	return "", false, false
 }
