@@ -645,7 +645,7 @@ func joins(r rune) bool {
 // and the options listed right above it: the list items
 // ("- …", "* …", "1. …", "b) …", "Option …") that end just before the question's line, blank
 // lines aside, at most maxOptions of them. A message that ends otherwise may still end on a
-// question, as the session record reads it (transcript.Pending): one followed by a short
+// question, as the session record reads it (transcript.Question): one followed by a short
 // sentence ("… the export? Let me know.", or "Let me know what you think!" as a paragraph of
 // its own), or one asked without a question mark ("Let me know if I should …"); it has no
 // options.
@@ -661,7 +661,7 @@ func question(assistant string) (q, options string, ok bool) {
 	}
 	s = strings.TrimRight(s, " \t*_`\"')]”’")
 	if !strings.HasSuffix(s, "?") {
-		if q, _ := transcript.Pending(whole); q != "" {
+		if q := transcript.Question(whole); q != "" {
 			return plain.Line(q, 0), "", true
 		}
 		return "", "", false

@@ -85,7 +85,8 @@ func AfterCompaction(c Compacted) string {
 				fmt.Fprintf(&t, "… %d more: see the checkpoint's Remaining Work\n", len(c.Tasks)-i)
 				break
 			}
-			t.WriteString(plain.Line(l, 200) + "\n")
+			// The line is the checkpoint's, a file a repository can commit: a field, not a line of cairn's.
+			t.WriteString("- " + quoted(l, 200) + "\n")
 		}
 		out.Add(t.String(), seeCheckpoint)
 	}
@@ -490,6 +491,10 @@ func openTasks(listed, pending []string, doing string) []string {
 	}
 	dup := func(t string) bool {
 		k := strings.ToLower(plain.Line(t, 0))
+		if k == "" {
+			// Nothing to say; and every key contains "": kept, it would hide all that follows.
+			return true
+		}
 		for _, s := range seen {
 			if strings.Contains(s, k) || strings.Contains(k, s) {
 				return true
@@ -499,7 +504,12 @@ func openTasks(listed, pending []string, doing string) []string {
 		return false
 	}
 	for _, t := range listed {
-		t = strings.TrimLeft(t, "0123456789. ")
+		if strings.HasPrefix(t, "- … ") {
+			continue // the list's count of the tasks it left out ("- … 5 more"), no task
+		}
+		if i := strings.Index(t, ". "); i > 0 && strings.Trim(t[:i], "0123456789") == "" {
+			t = t[i+2:] // the list's number, not the subject's ("3 flaky tests")
+		}
 		if i := strings.LastIndex(t, " (task "); i >= 0 && strings.HasSuffix(t, ")") {
 			// A task's id is its session's: the session the pointer speaks to has a list of its own.
 			t = t[:i]

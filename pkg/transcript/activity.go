@@ -277,8 +277,7 @@ func failure(out string) (status, line string) {
 	if strings.Contains(out, "interrupted") {
 		return "interrupted", ""
 	}
-	msg := strings.TrimSuffix(strings.TrimPrefix(first, "<tool_use_error>"), "</tool_use_error>")
-	return "not run", oneLine(strings.TrimPrefix(msg, "Error: "), maxOutputRunes)
+	return "not run", errorLine(out)
 }
 
 // tellingWords mark the output line that says what went wrong, in the order they are preferred.
@@ -462,6 +461,17 @@ func oneLine(s string, max int) string {
 // maxOutputRunes.
 func Pending(text string) (question, next string) {
 	text = strings.TrimSpace(strings.ReplaceAll(text, "\r\n", "\n"))
+	return pendingQuestion(text), nextStep(text)
+}
+
+// Question is Pending's question alone, for a caller that needs no next step: automatic parking,
+// on every prompt.
+func Question(text string) string {
+	return pendingQuestion(strings.TrimSpace(strings.ReplaceAll(text, "\r\n", "\n")))
+}
+
+// pendingQuestion is Pending's question in text, trimmed and with '\n' line ends.
+func pendingQuestion(text string) (question string) {
 	last := text
 	if i := strings.LastIndex(text, "\n\n"); i >= 0 {
 		last = text[i+2:]
@@ -480,17 +490,22 @@ func Pending(text string) (question, next string) {
 			break
 		}
 	}
+	return question
+}
+
+// nextStep is Pending's next step in text, trimmed and with '\n' line ends.
+func nextStep(text string) string {
 	if step := planStep(text); step != "" {
-		return question, oneLine(step, maxOutputRunes)
+		return oneLine(step, maxOutputRunes)
 	}
 	sentences := splitSentences(text)
 	for i := len(sentences) - 1; i >= 0; i-- {
 		l := strings.ToLower(sentences[i])
 		if strings.Contains(l, " next step") || statesOwnStep(l) || slices.ContainsFunc(nextStepPrefixes, func(p string) bool { return strings.HasPrefix(l, p) }) && !nextAsOther(l) {
-			return question, oneLine(sentences[i], maxOutputRunes)
+			return oneLine(sentences[i], maxOutputRunes)
 		}
 	}
-	return question, ""
+	return ""
 }
 
 var nextStepPrefixes = []string{"next,", "next ", "next:", "then i'll", "then i will", "after that", "the next step", "my next step", "i'll next", "i will next", "next step", "my plan"}

@@ -514,6 +514,39 @@ func TestPendingInSummary(t *testing.T) {
 	}
 }
 
+// A summary may set its headings in bold ("**7. Pending Tasks:**", or a bold label alone): each
+// reader takes them for the headings they are, both where its section begins and where it ends.
+func TestSummaryBoldHeadings(t *testing.T) {
+	summary := `**5. Problem Solving:**
+   - Decided to keep amounts in integer cents.
+
+**7. Pending Tasks:**
+   - Remove the v1 endpoint
+
+**Current Work:**
+   - Decided to rename the package, then did not.
+
+**9. Optional Next Step**:
+   Wire the cursor into the export path.
+`
+	if got := pendingInSummary(summary); fmt.Sprint(got) != fmt.Sprint([]string{"Remove the v1 endpoint"}) {
+		t.Errorf("pending: %q", got)
+	}
+	if got := decidedInSummary(summary); fmt.Sprint(got) != fmt.Sprint([]string{"Decided to keep amounts in integer cents."}) {
+		t.Errorf("decided: %q", got)
+	}
+	if got := nextInSummary(summary); got != "Wire the cursor into the export path." {
+		t.Errorf("next: %q", got)
+	}
+	if got := pendingInSummary("**Pending Tasks:**\n- Remove the v1 endpoint\n**Current Work:**\n- Not a task\n"); fmt.Sprint(got) != fmt.Sprint([]string{"Remove the v1 endpoint"}) {
+		t.Errorf("a bold label: %q", got)
+	}
+	// A bold label set in labels part of its section: no heading, and no task.
+	if got := pendingInSummary("7. Pending Tasks:\n   **High priority:**\n   - Remove the v1 endpoint\n8. Current Work:\n"); fmt.Sprint(got) != fmt.Sprint([]string{"Remove the v1 endpoint"}) {
+		t.Errorf("a bold label set in: %q", got)
+	}
+}
+
 // Claude Code's summary restates what was decided under "Problem Solving" (or a heading that
 // names decisions), in its own words: decidedInSummary reads the items of that section that state
 // a decision, and none that only says one was made, none of another section, none that decides

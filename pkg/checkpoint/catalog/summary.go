@@ -144,29 +144,15 @@ const maxSummaryTasks = 8
 // only say there is nothing ("None", "No pending tasks") are left out.
 func pendingInSummary(text string) []string {
 	var out []string
-	in := false
-	for _, l := range strings.Split(text, "\n") {
-		t := strings.TrimSpace(l)
-		head := strings.Trim(strings.TrimLeft(t, "0123456789. #"), "*_ ")
-		switch {
-		case strings.HasPrefix(strings.ToLower(head), "pending tasks"):
-			in = true
-			continue
-		case !in || t == "":
-			continue
-		case summaryHeading(t):
-			return out
-		}
-		item := strings.TrimSpace(strings.TrimLeft(t, "-*•0123456789. "))
+	summarySection(text, func(head string) bool { return strings.HasPrefix(head, "pending tasks") }, func(t string) bool {
+		item := plain.Line(strings.TrimSpace(strings.TrimLeft(t, "-*•0123456789. ")), maxTaskRunes)
 		low := strings.ToLower(strings.Trim(item, ".: "))
 		if item == "" || low == "none" || strings.HasPrefix(low, "none ") || strings.HasPrefix(low, "no pending") || strings.HasPrefix(low, "no tasks") {
-			continue
+			return true
 		}
-		out = append(out, plain.Line(item, maxTaskRunes))
-		if len(out) == maxSummaryTasks {
-			return out
-		}
-	}
+		out = append(out, item)
+		return len(out) < maxSummaryTasks
+	})
 	return out
 }
 
@@ -174,22 +160,16 @@ func pendingInSummary(text string) []string {
 // Claude Code's compaction summary (text holding it), "" when there is none: the summarising
 // model's own reading of what was to come next, in its words.
 func nextInSummary(text string) string {
-	in := false
-	for _, l := range strings.Split(text, "\n") {
-		t := strings.TrimSpace(l)
-		if summaryHeading(t) {
-			head := strings.ToLower(strings.Trim(strings.TrimLeft(t, "0123456789. #"), "*_: "))
-			in = head == "optional next step" || head == "next step" || head == "next steps"
-			continue
+	next := ""
+	summarySection(text, func(head string) bool {
+		return head == "optional next step" || head == "next step" || head == "next steps"
+	}, func(t string) bool {
+		if step := strings.TrimSpace(strings.TrimLeft(t, "-*•")); !namesNoStep(step) {
+			next = plain.Line(step, maxTaskRunes)
 		}
-		if in && t != "" {
-			if step := strings.TrimSpace(strings.TrimLeft(t, "-*•")); !namesNoStep(step) {
-				return plain.Line(step, maxTaskRunes)
-			}
-			return ""
-		}
-	}
-	return ""
+		return false
+	})
+	return next
 }
 
 // stepFiller are the words of a next step that names nothing: "Continue with the user's latest
@@ -221,28 +201,21 @@ const maxSummaryDecisions = 4
 // transcript. An item is taken when it states a decision by transcript.Decided's rule.
 func decidedInSummary(text string) []string {
 	var out []string
-	in := false
-	for _, l := range strings.Split(text, "\n") {
-		t := strings.TrimSpace(l)
-		if summaryHeading(t) {
-			head := strings.ToLower(strings.Trim(strings.TrimLeft(t, "0123456789. #"), "*_: "))
-			in = head == "problem solving" || strings.Contains(head, "decision")
-			continue
-		}
-		if !in || t == "" {
-			continue
-		}
+	summarySection(text, func(head string) bool {
+		return head == "problem solving" || strings.Contains(head, "decision")
+	}, func(t string) bool {
 		item := strings.TrimSpace(strings.TrimLeft(t, "-*•0123456789. "))
 		if vague(item) {
-			continue
+			return true
 		}
 		for _, d := range transcript.Decided(item) {
 			out = append(out, plain.Line(d, maxTaskRunes))
 			if len(out) == maxSummaryDecisions {
-				return out
+				return false
 			}
 		}
-	}
+		return true
+	})
 	return out
 }
 
@@ -262,15 +235,49 @@ func vague(item string) bool {
 // maxTaskRunes bounds one task line.
 const maxTaskRunes = 200
 
-// summaryHeading reports whether line t (trimmed) opens a section of Claude Code's summary: a
-// number, a dot and words ending in a colon ("8. Current Work:"), or a markdown heading.
-func summaryHeading(t string) bool {
-	if strings.HasPrefix(t, "#") {
-		return true
+// summarySection calls each with every non-empty line (trimmed) of the sections of Claude Code's
+// summary in text whose heading open accepts (given its name in lower case, as summaryHeading
+// reads it), in order, until each returns false. A bold label set in ("   **High priority:**")
+// labels part of a section: it neither ends the section nor is one of its lines.
+func summarySection(text string, open func(head string) bool, each func(t string) bool) {
+	in := false
+	for l := range strings.SplitSeq(text, "\n") {
+		t := strings.TrimSpace(l)
+		if head, label, ok := summaryHeading(t); ok {
+			if !label || !strings.HasPrefix(l, " ") && !strings.HasPrefix(l, "\t") {
+				in = open(head)
+			}
+			continue
+		}
+		if in && t != "" && !each(t) {
+			return
+		}
 	}
+}
+
+// summaryHeading reports whether line t (trimmed) opens a section of Claude Code's summary, and
+// the section's name in lower case: a markdown heading ("## Pending Tasks"), a number, a dot and
+// words ending in a colon ("8. Current Work:"), bold or not ("**8. Current Work:**"), or a line
+// that is only a bold label ("**Pending Tasks:**", label true), which is a heading only when it is
+// not set in.
+func summaryHeading(t string) (head string, label, ok bool) {
+	name := func() string { return strings.ToLower(strings.Trim(strings.TrimLeft(t, "0123456789. #*_"), "*_: ")) }
+	if strings.HasPrefix(t, "#") {
+		return name(), false, true
+	}
+	if !strings.HasSuffix(strings.TrimRight(t, "*_ "), ":") {
+		return "", false, false
+	}
+	bold := strings.TrimLeft(t, "*_")
 	i := 0
-	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+	for i < len(bold) && bold[i] >= '0' && bold[i] <= '9' {
 		i++
 	}
-	return i > 0 && i < len(t) && t[i] == '.' && strings.HasSuffix(strings.TrimRight(t, "*_ "), ":")
+	if i > 0 && i < len(bold) && bold[i] == '.' {
+		return name(), false, true
+	}
+	if len(bold) < len(t) && !strings.ContainsAny(strings.Trim(t, "*_: "), "*_") {
+		return name(), true, true // the whole line is one bold label
+	}
+	return "", false, false
 }
