@@ -88,3 +88,31 @@ func TestLockDirHealsOnceForConcurrentWriters(t *testing.T) {
 		}
 	}
 }
+
+// A repair's report is itself a locked write (a hook logs it), and a clone may have broken the
+// lock directory again by then: the report's write repairs it in turn, and neither deadlocks on
+// the repair's mutex nor reports without end. (Writes that lose the race to the swap may fail;
+// a hook fails open on them.)
+func TestLockDirRepairReportWrites(t *testing.T) {
+	root := t.TempDir()
+	locks := filepath.Join(root, filepath.FromSlash(LockDir))
+	os.MkdirAll(filepath.Dir(locks), 0o755)
+	breakIt := func() {
+		os.RemoveAll(locks)
+		if err := os.WriteFile(locks, []byte("committed"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	breakIt()
+	var d Disk
+	reports := 0
+	d = Disk{Roots: []string{root}, Repaired: func(w string) {
+		reports++
+		breakIt()                                                             // swapped back before the report is written
+		_ = d.Append(filepath.Join(root, "cairn.log"), []byte(w+"\n"), 0o644) // may repair again; reports nothing
+	}}
+	d.Update(filepath.Join(root, "state.json"), 0o644, func([]byte, bool) ([]byte, error) { return []byte("{}\n"), nil })
+	if reports != 1 {
+		t.Fatalf("%d reports, want the outermost one", reports)
+	}
+}

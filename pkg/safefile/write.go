@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/rogpeppe/go-internal/diff"
@@ -281,25 +282,40 @@ func (d Disk) lock(path string) (func(), error) {
 // cairn's: it is moved aside, once, and the directory made again. The writers of this process
 // repair it one at a time, and one that waited looks again first: another may have made it
 // again meanwhile, and moving that one aside would move its lock with it.
+//
+// The repair is reported after the mutex is let go: the report is itself a locked write (a hook
+// logs it in cairn.log), which may find the directory broken again — a clone can swap it back —
+// and come here. Only the outermost report is made, so that a directory swapped on every look
+// cannot make reports report themselves without end.
 func (d Disk) repairLockDir(home, full string) (*os.Root, string, error) {
 	lockDirRepair.Lock()
-	defer lockDirRepair.Unlock()
 	lr, rel, err := findDir([]string{home}, full)
 	if err == nil {
+		lockDirRepair.Unlock()
 		return lr, rel, nil
 	}
+	var report string
 	dir := filepath.Join(home, filepath.FromSlash(LockDir))
 	if fi, lerr := Lstat(home, dir); lerr == nil && !fi.IsDir() || errors.Is(lerr, ErrOutside) {
 		if moved, merr := (Disk{Roots: []string{home}}).MoveAside(dir); merr == nil && moved != "" {
-			d.repaired(fmt.Sprintf("%s was not a directory (%s); moved aside to %s and made again", LockDir, kindOf(fi), filepath.Base(moved)))
+			report = fmt.Sprintf("%s was not a directory (%s); moved aside to %s and made again", LockDir, kindOf(fi), filepath.Base(moved))
 			lr, rel, err = findDir([]string{home}, full)
 		}
+	}
+	lockDirRepair.Unlock()
+	if report != "" && lockDirReporting.CompareAndSwap(false, true) {
+		d.repaired(report)
+		lockDirReporting.Store(false)
 	}
 	return lr, rel, err
 }
 
-// lockDirRepair makes the writers of one process repair a lock directory one at a time (lock).
-var lockDirRepair sync.Mutex
+// lockDirRepair makes the writers of one process repair a lock directory one at a time (lock);
+// lockDirReporting is set while a repair is being reported (repairLockDir).
+var (
+	lockDirRepair    sync.Mutex
+	lockDirReporting atomic.Bool
+)
 
 func (d Disk) repaired(what string) {
 	if d.Repaired != nil {
