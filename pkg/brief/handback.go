@@ -138,6 +138,9 @@ func openLines(r checkpoint.Record) string {
 	if r.NextStep != "" {
 		fmt.Fprintf(&b, "Claude's stated next step: %s\n", quoted(r.NextStep, maxFactRunes))
 	}
+	if r.Ended != "" {
+		fmt.Fprintf(&b, "Claude's last message ended: %s\n", quoted(r.Ended, maxFactRunes))
+	}
 	if len(r.Requests) > 0 {
 		b.WriteString("The user's last requests, most recent first, in their words:\n")
 		for _, q := range r.Requests {
@@ -277,6 +280,7 @@ const (
 	needCommit
 	needTask
 	needCommand
+	needEnded
 	needMoreDecisions
 	needMoreFiles
 	needMoreTasks
@@ -320,6 +324,11 @@ func pointerFacts(p Pointer) []pointerFact {
 	}
 	if r.Question != "" {
 		add(needQuestion, "Claude asked", r.Question, maxPointerRunes)
+	}
+	if r.Ended != "" {
+		// Neither a question nor a step cairn could read: how Claude's last message ended, where a
+		// message says what comes next in whatever words.
+		add(needEnded, "Claude's last message ended", r.Ended, maxPointerRunes)
 	}
 	if r.NextStep != "" {
 		add(needNext, "next step", r.NextStep, maxPointerRunes)

@@ -22,6 +22,7 @@ type Record struct {
 	LastCommit string   // "<sha> <subject>"
 	Question   string   // the question Claude's last message ended on, unanswered
 	NextStep   string   // the next step Claude's last message stated
+	Ended      string   // how Claude's last message ended, when it stated no question or next step cairn read
 	Requests   []string // the user's last requests, most recent first, as typed
 	First      string   // the session's first request: what it was started for
 	Decisions  []string // decisions stated by the user or Claude, most recent first
@@ -51,7 +52,7 @@ const (
 // empty reports whether r holds nothing to write.
 func (r Record) empty() bool {
 	return len(r.Commands) == 0 && r.LastError == "" && r.LastCommit == "" && r.Question == "" &&
-		r.NextStep == "" && len(r.Requests) == 0 && r.First == "" && len(r.Decisions) == 0
+		r.NextStep == "" && r.Ended == "" && len(r.Requests) == 0 && r.First == "" && len(r.Decisions) == 0
 }
 
 // RecordBlock writes r as the block a checkpoint's Notes hold, every value redacted, then made
@@ -91,6 +92,7 @@ func RecordBlock(r Record) string {
 	}
 	line("asked", r.Question)
 	line("next", r.NextStep)
+	line("ended", r.Ended)
 	for i, q := range r.Requests {
 		if i == maxRecordRequests {
 			break
@@ -190,6 +192,8 @@ func ReadRecord(notes string) Record {
 			r.Question = v
 		case "next":
 			r.NextStep = v
+		case "ended":
+			r.Ended = v
 		case "decision":
 			if len(r.Decisions) < maxRecordDecisions {
 				r.Decisions = append(r.Decisions, v)
@@ -214,7 +218,7 @@ const maxLost = 24
 
 // Lost lists what r and files (the paths edited) hold that summary does not mention, as
 // "kind: value" lines in the hand-back's order: the last error, the commands, the last commit,
-// the files, the question and the next step. A path counts as mentioned when the summary names
+// the files, the question and the next step (or, without either, how Claude's last message ended). A path counts as mentioned when the summary names
 // it or its base name; any other value when the summary holds it whole.
 func (r Record) Lost(files []string, summary string) []string {
 	var out []string
@@ -244,6 +248,7 @@ func (r Record) Lost(files []string, summary string) []string {
 	}
 	add("asked", r.Question)
 	add("next", r.NextStep)
+	add("ended", r.Ended)
 	return out
 }
 

@@ -19,6 +19,7 @@ func TestRecordRoundTrip(t *testing.T) {
 		LastCommit: "1a2b3c4 lexer: keep state",
 		Question:   "Shall I run the whole suite?",
 		NextStep:   "Next, I'll update the callers.",
+		Ended:      "What remains is wiring the exporter.",
 		Requests:   []string{"run the tests", "fix the lexer"},
 	}
 	notes := "Compaction instructions: x\n\n" + RecordBlock(r) + "\n\n3 files edited since the last compaction (files_modified)."
@@ -46,10 +47,11 @@ func TestLossRecord(t *testing.T) {
 		LastError: "undefined: parseHeader",
 		Commands:  []Command{{Status: "exit 1", Line: "go test ./pkg/lexer/"}, {Status: "exit 0", Line: "go vet ./..."}},
 		Question:  "Shall I also update the docs?",
+		Ended:     "What remains is wiring the exporter.",
 	}
 	summary := "The user asked to fix the lexer in src/lexer.go; go vet ./... passed. Shall I also update the docs?"
 	lost := r.Lost([]string{"src/lexer.go", "pkg/deep/parser.go", "other/lexer.go"}, summary)
-	want := []string{"error: undefined: parseHeader", "command: exit 1: go test ./pkg/lexer/", "file: pkg/deep/parser.go"}
+	want := []string{"error: undefined: parseHeader", "command: exit 1: go test ./pkg/lexer/", "file: pkg/deep/parser.go", "ended: What remains is wiring the exporter."}
 	if !reflect.DeepEqual(lost, want) {
 		t.Fatalf("lost %q, want %q", lost, want)
 	}

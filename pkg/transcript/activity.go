@@ -464,6 +464,49 @@ func Pending(text string) (question, next string) {
 	return pendingQuestion(text), nextStep(text)
 }
 
+// Ending is how Claude's last message ended, whatever its words: its last sentence outside code
+// blocks and tables, with the sentence before when the last is too short to say anything alone
+// ("Done.", "Let me know!"). A message says what comes next, or what it leaves open, at its end;
+// the hand-back quotes this when Pending reads neither a question nor a next step in it, so that a
+// step stated in words Pending's rules do not know ("Up next: …", "What's left is …") still
+// reaches the next session. One line, cut to maxEndingRunes; "" for a message with no sentence
+// or fewer than minEndingWords words at its end.
+func Ending(text string) string {
+	var prose []string
+	fenced := false
+	for _, l := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			fenced = !fenced
+			continue
+		}
+		if fenced || strings.HasPrefix(t, "|") {
+			continue
+		}
+		prose = append(prose, l)
+	}
+	s := splitSentences(strings.Join(prose, "\n"))
+	if len(s) == 0 {
+		return ""
+	}
+	end := strings.Trim(s[len(s)-1], markup)
+	if len(s) > 1 && len(strings.Fields(end)) < minEndingWords {
+		end = strings.Trim(s[len(s)-2], markup) + " " + end
+	}
+	if len(strings.Fields(end)) < minEndingWords {
+		return "" // "Committed.", "Updated 2 files.": a report of what was done, not what is next
+	}
+	return oneLine(end, maxEndingRunes)
+}
+
+// minEndingWords is the fewest words a message's last sentence has to say something alone:
+// "Let me know!" and "All tests pass now." take the sentence before them along, and a message
+// that says less than this in all ("Committed.") has no ending worth quoting.
+const minEndingWords = 5
+
+// maxEndingRunes bounds Ending: a sentence or two, not a paragraph.
+const maxEndingRunes = 240
+
 // Question is Pending's question alone, for a caller that needs no next step: automatic parking,
 // on every prompt.
 func Question(text string) string {

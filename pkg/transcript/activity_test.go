@@ -151,6 +151,30 @@ func TestPending(t *testing.T) {
 	}
 }
 
+// Ending quotes how a message ended, whatever its words: the last sentence of its prose, with the
+// one before when the last says too little alone; nothing when the message ends on a bare report.
+func TestEnding(t *testing.T) {
+	long := "What remains is " + strings.Repeat("wiring the exporter into the command line ", 10) + "tool."
+	for _, c := range []struct{ text, want string }{
+		{"The parser is in place. What remains is wiring the exporter into the CLI.", "What remains is wiring the exporter into the CLI."},
+		{"The exporter is the last piece to move over to the new schema. Let me know!", "The exporter is the last piece to move over to the new schema. Let me know!"},
+		{"Committed.", ""},
+		{"Updated 2 files.", ""},
+		{"", ""},
+		{"**Remaining work is the migration of the ledger tables.**", "Remaining work is the migration of the ledger tables."},
+		{"Here is the fix, and the rollout is still to be scheduled with ops.\n\n```go\nfunc main() {\n\tfmt.Println(\"hi there, this is code\")\n}\n```", "Here is the fix, and the rollout is still to be scheduled with ops."},
+		{"Afterwards the docs for the flag need a rewrite too.\n\n| file | status |\n|---|---|\n| a.go | done and checked twice |", "Afterwards the docs for the flag need a rewrite too."},
+		{"Line one is here.\r\nThen the exporter still needs its retry budget wired.", "Then the exporter still needs its retry budget wired."},
+	} {
+		if got := Ending(c.text); got != c.want {
+			t.Errorf("Ending(%q) = %q, want %q", c.text, got, c.want)
+		}
+	}
+	if got := Ending(long); len([]rune(got)) > maxEndingRunes || !strings.HasPrefix(got, "What remains is wiring") || !strings.HasSuffix(got, "…") {
+		t.Errorf("Ending(long) = %q: want it cut at a word to at most %d runes", got, maxEndingRunes)
+	}
+}
+
 func readFile(t *testing.T, path string) string {
 	t.Helper()
 	data, err := os.ReadFile(path)
