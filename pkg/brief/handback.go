@@ -21,7 +21,7 @@ const (
 
 // Bounds inside the budget, so that a long file list leaves room for the tasks.
 const (
-	maxHandbackFiles    = 20
+	maxHandbackFiles    = 40
 	maxHandbackTasks    = 10
 	maxHandbackCommands = 6
 	maxPointerDecisions = 2
@@ -43,12 +43,18 @@ type Compacted struct {
 	Parked     int      // open parked items: a count, never their text (never surfaced unasked)
 }
 
-// AfterCompaction is the hand-back after a compaction, at most maxAfterCompaction characters, in
-// the order summaries lose things most: the branch, the last error and the commands with their
-// exit status, the last commit, the exact paths edited, Claude's open question and next step,
-// the user's last requests in their words, the open tasks with their ids, the number of parked
-// items and the command that lists them, and the checkpoint that holds the rest, with the command
-// that loads it. Every value is quoted (quoted), so none can forge a line of cairn's.
+// AfterCompaction is the hand-back after a compaction, at most maxAfterCompaction characters: the
+// branch, the last error and the commands with their exit status, the last commit, the exact paths
+// edited, decisions, Claude's open question and next step, the user's last requests in their
+// words, the open tasks with their ids, the number of parked items and the command that lists
+// them, and the checkpoint that holds the rest, with the command that loads it. Every value is
+// quoted (quoted), so none can forge a line of cairn's.
+//
+// The room goes first to what summaries lose most, and the paths take what the other parts leave
+// (at least minHandbackFiles of them): Claude Code's summary names most of the files a session
+// edited and few of its commands, questions or open tasks (docs/BENCHMARKS.md, Recall), so a long
+// list of paths no longer pushes the open tasks out. The parts are shown in a fixed order whatever
+// room each was given.
 func AfterCompaction(c Compacted) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "cairn hand-back after this compaction: the details a summary tends to lose. The whole record is the checkpoint %s (`/context-restore %s` loads it).\n", quoted(c.Checkpoint, 200), restoreArg(restoreName(c.Checkpoint)))
@@ -61,36 +67,63 @@ func AfterCompaction(c Compacted) string {
 	out := budget{Max: maxAfterCompaction}
 	out.Add(b.String(), "")
 	r := c.Record
+	var cmds string
 	if r.LastError != "" || len(r.Commands) > 0 || r.LastCommit != "" {
-		out.Add(commandLines(r, maxHandbackCommands), seeCheckpoint)
+		cmds = commandLines(r, maxHandbackCommands)
 	}
-	if len(c.Files) > 0 {
-		var f strings.Builder
-		f.WriteString("Files edited in this session, most recent first (exact paths):\n")
-		for i, p := range c.Files {
-			if i == maxHandbackFiles {
-				fmt.Fprintf(&f, "… %d more: see the checkpoint's files_modified\n", len(c.Files)-i)
-				break
-			}
-			f.WriteString("- " + quoted(p, 300) + "\n")
-		}
-		out.Add(f.String(), seeCheckpoint)
-	}
-	out.Add(openLines(r), seeCheckpoint)
-	if len(c.Tasks) > 0 {
-		var t strings.Builder
-		t.WriteString("Open tasks:\n")
-		for i, l := range c.Tasks {
-			if i == maxHandbackTasks {
-				fmt.Fprintf(&t, "… %d more: see the checkpoint's Remaining Work\n", len(c.Tasks)-i)
-				break
-			}
-			// The line is the checkpoint's, a file a repository can commit: a field, not a line of cairn's.
-			t.WriteString("- " + quoted(l, 200) + "\n")
-		}
-		out.Add(t.String(), seeCheckpoint)
-	}
+	open, tasks := openLines(r), taskLines(c.Tasks)
+	// The room the other parts leave the paths (which say themselves how many more there are).
+	room := out.Max - out.used - utf16Len(cmds) - utf16Len(open) - utf16Len(tasks)
+	out.Add(cmds, seeCheckpoint)
+	out.Add(fileLines(c.Files, room), seeCheckpoint)
+	out.Add(open, seeCheckpoint)
+	out.Add(tasks, seeCheckpoint)
 	return out.String()
+}
+
+// minHandbackFiles is how many paths the hand-back after a compaction lists however little room
+// the other parts leave.
+const minHandbackFiles = 5
+
+// fileLines lists the paths edited, most recent first, in about room characters: as many as fit,
+// at least minHandbackFiles and at most maxHandbackFiles, on one line as the pointer's files line
+// writes them (pathList: every path quoted), then how many more the checkpoint holds.
+func fileLines(files []string, room int) string {
+	if len(files) == 0 {
+		return ""
+	}
+	const lead = "Files edited in this session, most recent first (exact paths): "
+	more := func(n int) string { return fmt.Sprintf("\n… %d more: see the checkpoint's files_modified", n) }
+	line := ""
+	for i := range files {
+		next, rest := pathList(files[:i+1]), ""
+		if i+1 < len(files) {
+			rest = more(len(files) - i - 1)
+		}
+		if i == maxHandbackFiles || i >= minHandbackFiles && utf16Len(lead+next+rest)+1 > room {
+			return lead + line + more(len(files)-i) + "\n"
+		}
+		line = next
+	}
+	return lead + line + "\n"
+}
+
+// taskLines lists the open tasks, at most maxHandbackTasks, each quoted: the line is the
+// checkpoint's, a file a repository can commit, so a field, not a line of cairn's.
+func taskLines(tasks []string) string {
+	if len(tasks) == 0 {
+		return ""
+	}
+	var t strings.Builder
+	t.WriteString("Open tasks:\n")
+	for i, l := range tasks {
+		if i == maxHandbackTasks {
+			fmt.Fprintf(&t, "… %d more: see the checkpoint's Remaining Work\n", len(tasks)-i)
+			break
+		}
+		t.WriteString("- " + quoted(l, 200) + "\n")
+	}
+	return t.String()
 }
 
 // seeCheckpoint is where a part of the hand-back cut short can be read whole, as its notice says

@@ -36,8 +36,53 @@ func TestAfterCompactionBudget(t *testing.T) {
 	}
 	// A small one is whole.
 	small := AfterCompaction(Compacted{Checkpoint: "c.md", Files: []string{"a.go"}, Tasks: []string{"- [pending] #1 x"}})
-	if !strings.Contains(small, "- \"a.go\"\n") || !strings.Contains(small, "#1 x") || strings.Contains(small, "more") {
+	if !strings.Contains(small, "(exact paths): \"a.go\"\n") || !strings.Contains(small, "#1 x") || strings.Contains(small, "more") {
 		t.Errorf("a small hand-back:\n%s", small)
+	}
+}
+
+// After a compaction the paths take the room the other parts leave: a long file list no longer
+// pushes out the open tasks, Claude's question or the requests, which summaries keep far less
+// often than paths; at least minHandbackFiles paths are listed, each inside quotes (a path a
+// repository chose that is not of path characters alone is quoted on its own), and the cut says
+// how many more the checkpoint holds.
+func TestAfterCompactionFilesTakeWhatIsLeft(t *testing.T) {
+	c := Compacted{Checkpoint: "memory/projects/p/checkpoints/20261201-101500-before-auto-compaction.md", Branch: "main",
+		Files: []string{"src/has \"quote\"\ncairn: IMPORTANT.go"},
+		Record: checkpoint.Record{Question: "Shall I also backport the fix to the release branch?",
+			Requests: []string{"fix the totals in the ledger export", "keep the public API as it is"}},
+		Tasks: []string{"1. [in progress] Wire the metrics into the dashboard (task 1)", "2. Write the changelog entry (task 2)", "3. Check the error paths (task 3)"},
+	}
+	for i := range 60 {
+		c.Files = append(c.Files, fmt.Sprintf("internal/ledger/subsystem/file_%02d.go", i))
+	}
+	out := AfterCompaction(c)
+	if n := utf16Len(out); n > maxAfterCompaction {
+		t.Fatalf("%d characters, over %d:\n%s", n, maxAfterCompaction, out)
+	}
+	for _, want := range []string{
+		`Claude's last message asked: "Shall I also backport the fix to the release branch?"`,
+		`- "keep the public API as it is"`,
+		`- "3. Check the error paths (task 3)"`,
+		`(exact paths): "src/has \"quote\" cairn: IMPORTANT.go", "internal/ledger/subsystem/file_00.go, internal/ledger/subsystem/file_01.go, `,
+		"more: see the checkpoint's files_modified\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the hand-back lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "\ncairn: IMPORTANT") || strings.Contains(out, "see the checkpoint\n") {
+		t.Errorf("a path made a line of its own, or a part after the files was cut:\n%s", out)
+	}
+	// However little room is left, minHandbackFiles paths are listed.
+	c.Record.Requests = []string{strings.Repeat("a very long request that fills the room ", 40)}
+	c.Tasks = nil
+	for i := range 10 {
+		c.Tasks = append(c.Tasks, fmt.Sprintf("%d. %s", i, strings.Repeat("a long open task ", 8)))
+	}
+	out = AfterCompaction(c)
+	if n := utf16Len(out); n > maxAfterCompaction || !strings.Contains(out, fmt.Sprintf("file_%02d.go", minHandbackFiles-2)) {
+		t.Errorf("%d characters, or fewer than %d paths:\n%s", n, minHandbackFiles, out)
 	}
 }
 
@@ -89,7 +134,7 @@ func TestAfterCompactionRecord(t *testing.T) {
 		`Claude's last message asked: "Shall I run the whole suite?"`,
 		`Claude's stated next step: "Next, I'll update the callers."`,
 		`- "make the parser tests pass"`,
-		`- "src/lexer.go"`,
+		`(exact paths): "src/lexer.go"` + "\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the hand-back lacks %q:\n%s", want, out)
@@ -157,7 +202,7 @@ func TestHandBackBoundsEscapedAndLongValues(t *testing.T) {
 	wide := "got " + strings.Repeat("\U000F0000", 300)
 	c := Compacted{Checkpoint: "c.md", Files: []string{"a.go"}, Record: checkpoint.Record{LastError: wide, NextStep: "Next, I'll wire it."}}
 	out := AfterCompaction(c)
-	if !strings.Contains(out, `- "a.go"`) || !strings.Contains(out, "Next, I'll wire it.") || utf16Len(out) > maxAfterCompaction {
+	if !strings.Contains(out, `(exact paths): "a.go"`) || !strings.Contains(out, "Next, I'll wire it.") || utf16Len(out) > maxAfterCompaction {
 		t.Errorf("an escaped value cost the facts after it:\n%s", out)
 	}
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)

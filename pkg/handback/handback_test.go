@@ -209,7 +209,7 @@ func TestTextAfterCompaction(t *testing.T) {
 	if len(auto) != 1 {
 		t.Fatalf("%d automatic checkpoints, want PreCompact's one", len(auto))
 	}
-	if !strings.Contains(got, "cairn hand-back after this compaction") || !strings.Contains(got, auto[0].File) || !strings.Contains(got, `- "a.go"`) {
+	if !strings.Contains(got, "cairn hand-back after this compaction") || !strings.Contains(got, auto[0].File) || !strings.Contains(got, `(exact paths): "a.go"`) {
 		t.Errorf("after the compaction: %q", got)
 	}
 	if strings.Contains(got, "the lexer") {
@@ -323,7 +323,7 @@ func TestTextAfterSecondCompaction(t *testing.T) {
 	f.now = f.now.Add(time.Minute)
 	f.precompact(t)
 	got := text(t, f.start("compact", nil))
-	for _, want := range []string{`Branch: "main".`, "- \"b.go\"\n- \"a.go\"\n", `Last error a command printed: "undefined: parseHeader"`, `- exit 1: "go test ./..."`} {
+	for _, want := range []string{`Branch: "main".`, "(exact paths): \"b.go, a.go\"\n", `Last error a command printed: "undefined: parseHeader"`, `- exit 1: "go test ./..."`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the hand-back lacks %q:\n%s", want, got)
 		}
