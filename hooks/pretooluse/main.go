@@ -3,8 +3,10 @@
 // docs/DESIGN.md, Facts about Claude Code), so it branches on the tool itself: for a tool that
 // edits a file (Edit, Write, MultiEdit, NotebookEdit) it claims the file for the session and, when
 // another live session of the project holds it, tells Claude which, since when, on which branch
-// and what it is working on (collision.Before, the one function to read next). Every other tool
-// call returns at once, having decoded the tool's name alone.
+// and what it is working on (collision.Before, the one function to read next). Before a shell
+// command (Bash) it notes where the session's transcript stands (claims.NoteCommand), so that a
+// compaction finds that command however far back it lies without reading back to it. Every other
+// tool call returns at once, having decoded the tool's name alone.
 //
 // It never blocks and never grants: it exits 0, and its one output is additionalContext for the
 // model — or, with CAIRN_CLAIMS=ask in settings.json's env, permissionDecision "ask", which puts
@@ -26,7 +28,7 @@ import (
 var hook = hookio.Hook{
 	Name:    "pretooluse",
 	Event:   "PreToolUse",
-	Summary: "cairn's PreToolUse hook: before Claude edits a file, claims it for the session and tells Claude when another live session of this worktree is editing it too; never blocks. CAIRN_CLAIMS in settings.json's env changes it: ask puts the warning to the user before the edit, off claims and says nothing.",
+	Summary: "cairn's PreToolUse hook: before Claude edits a file, claims it for the session and tells Claude when another live session of this worktree is editing it too; before a shell command, notes where the session's transcript stands, for the next compaction's record; never blocks. CAIRN_CLAIMS in settings.json's env changes it: ask puts the warning to the user before the edit, off claims, notes and says nothing.",
 	Wants:   wants,
 	Run:     run,
 }
@@ -35,13 +37,23 @@ func main() {
 	os.Exit(hookio.Main(context.Background(), hook, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, project.EnvFrom(os.Environ()), time.Now))
 }
 
-// wants is the hook's gate: a tool that edits a file, with claims on.
+// wants is the hook's gate: a tool that edits a file, or runs a shell command in a session whose
+// transcript is named, with claims on.
 func wants(env project.Env, payload []byte) bool {
-	return collision.ModeOf(env) != collision.Off && hookio.EditsFile(hookio.ToolName(payload))
+	tool := hookio.ToolName(payload)
+	return collision.ModeOf(env) != collision.Off && (hookio.EditsFile(tool) || tool == "Bash" && hookio.NamesTranscript(payload))
 }
 
 func run(ctx context.Context, inv *hookio.Invocation) error {
 	in := hookio.ParsePreToolUse(inv.Payload)
+	if in.ToolName == "Bash" {
+		// Where the transcript stands: the command's lines are written about there. No output.
+		fi, err := os.Stat(in.TranscriptPath)
+		if err != nil || !fi.Mode().IsRegular() {
+			return nil
+		}
+		return claims.Open(inv.Project, registry.Open(inv.Project)).NoteCommand(in.SessionID, fi.Size())
+	}
 	text := collision.Before(inv.Project, claims.Open(inv.Project, registry.Open(inv.Project)), collision.Input{
 		SessionID: in.SessionID, FilePath: in.FilePath, Cwd: in.Cwd,
 	})

@@ -15,6 +15,10 @@
 //	s-<session>         the paths the session claimed, one a line, appended the first time it
 //	                    claims each (which the path's file tells), so that `cairn session list`
 //	                    and a hand-off find a session's edited paths without reading its transcript
+//	c-<session>         where the session's transcript stood before each shell command it ran
+//	                    (NoteCommand: its length in bytes, one a line), so that a compaction finds
+//	                    the commands further back than it reads from the end without reading
+//	                    back to them (package compaction)
 //
 // A path's file is read without the lock and written only when something changes: the path's
 // first claim creates it whole, without a lock (safefile's Create: no lock file is made for a path
@@ -41,6 +45,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -156,6 +161,45 @@ func (s *Store) pathFile(rel string) string {
 
 // listFile names the list of the paths session sid claimed.
 func (s *Store) listFile(sid string) string { return filepath.Join(s.dir, "s-"+sid) }
+
+// commandsFile names the list of where session sid's transcript stood before each of its commands.
+func (s *Store) commandsFile(sid string) string { return filepath.Join(s.dir, "c-"+sid) }
+
+// NoteCommand records that session sid is about to run a shell command while its transcript is
+// at bytes long (PreToolUse, before every Bash call): one line appended, not synced (a note lost
+// to a power cut costs one command the hand-back does not list). Nothing for a length below 0.
+func (s *Store) NoteCommand(sid string, at int64) error {
+	if s.dir == "" || !validSession(sid) || at < 0 {
+		return nil
+	}
+	if !s.dryRun {
+		if err := os.MkdirAll(s.dir, 0o700); err != nil {
+			return err
+		}
+	}
+	return s.files.Append(s.commandsFile(sid), []byte(strconv.FormatInt(at, 10)+"\n"), 0o600, safefile.NoSync)
+}
+
+// CommandSpots returns where session sid's transcript stood before its commands (NoteCommand),
+// most recent first, at most max, read from the end of its list; nil after the session ended.
+// A line that is no length is skipped.
+func (s *Store) CommandSpots(sid string, max int) []int64 {
+	if s.dir == "" || !validSession(sid) || max <= 0 {
+		return nil
+	}
+	data, err := safefile.ReadTail(s.tree, s.commandsFile(sid), maxListRead)
+	if err != nil {
+		return nil
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	var out []int64
+	for i := len(lines) - 1; i >= 0 && len(out) < max; i-- {
+		if n, err := strconv.ParseInt(lines[i], 10, 64); err == nil && n >= 0 {
+			out = append(out, n)
+		}
+	}
+	return out
+}
 
 // validSession accepts a session id that can name a file and a field of a claim line.
 func validSession(sid string) bool {
@@ -343,16 +387,21 @@ func find(held []Claim, sid string) (Claim, bool) {
 	return Claim{}, false
 }
 
-// End ends session sid's claims (SessionEnd): its list goes; the lines in the paths' files stop
-// counting as the registry records the end (see the package doc). Cheap: one unlink.
+// End ends session sid's claims (SessionEnd): its list and its commands' list go; the lines in
+// the paths' files stop counting as the registry records the end (see the package doc). Cheap:
+// an unlink each.
 func (s *Store) End(sid string) error {
 	if s.dir == "" || !validSession(sid) {
 		return nil
 	}
-	if _, err := os.Lstat(s.listFile(sid)); errors.Is(err, fs.ErrNotExist) {
-		return nil // it claimed nothing (or claims were never made here)
+	var errs []error
+	for _, f := range []string{s.listFile(sid), s.commandsFile(sid)} {
+		if _, err := os.Lstat(f); errors.Is(err, fs.ErrNotExist) {
+			continue // it claimed nothing, ran nothing (or claims were never made here)
+		}
+		errs = append(errs, s.files.Remove(f))
 	}
-	return s.files.Remove(s.listFile(sid))
+	return errors.Join(errs...)
 }
 
 // Paths returns the paths session sid claimed, most recent first, at most max, read from the end
@@ -452,11 +501,19 @@ func (s *Store) names() ([]string, error) {
 	return names, nil
 }
 
+// sessionList reports a session's list of paths or of commands by its file name, and whose.
+func sessionList(name string) (sid string, ok bool) {
+	if sid, ok := strings.CutPrefix(name, "s-"); ok {
+		return sid, true
+	}
+	return strings.CutPrefix(name, "c-")
+}
+
 // Sweep removes what can no longer count (SessionStart, at most hourly): a path's file not
-// rewritten within the TTL, every claim in which is past it, and the list of a session the
-// registry does not hold as active, untouched as long. The mtime alone decides; nothing is read.
-// A claim a concurrent edit writes in between can be lost: that costs one warning, never a file.
-// It also removes the temp files a write killed mid-way left (safefile.SweepTemps): a first
+// rewritten within the TTL, every claim in which is past it, and the lists (of paths and of
+// commands) of a session the registry does not hold as active, untouched as long. The mtime alone
+// decides; nothing is read. A claim a concurrent edit writes in between can be lost: that costs
+// one warning, never a file. It also removes the temp files a write killed mid-way left (safefile.SweepTemps): a first
 // claim's, or the old content a replacement swapped out.
 func (s *Store) Sweep() error {
 	if s.dir == "" {
@@ -477,7 +534,7 @@ func (s *Store) Sweep() error {
 		if err != nil || now.Sub(fi.ModTime()) < TTL {
 			continue
 		}
-		if sid, ok := strings.CutPrefix(n, "s-"); ok {
+		if sid, ok := sessionList(n); ok {
 			if r, ok := reg.Lookup(sid); ok && r.Status == registry.StatusActive {
 				continue
 			}

@@ -205,6 +205,10 @@ var editTools = map[string]string{
 // call, and a call that edits no file must cost what starting the process costs.
 func ToolName(raw []byte) string { return str(gjson.GetBytes(raw, "tool_name")) }
 
+// NamesTranscript reports whether a payload names its session's transcript, reading that field
+// alone (PreToolUse's gate, before every tool call).
+func NamesTranscript(raw []byte) bool { return str(gjson.GetBytes(raw, "transcript_path")) != "" }
+
 // EditsFile reports whether the tool named in a PreToolUse payload edits a file.
 func EditsFile(tool string) bool { _, ok := editTools[tool]; return ok }
 
