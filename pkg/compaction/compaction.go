@@ -203,13 +203,48 @@ func gather(p *project.Project, st *stores.Stores, in Input, id catalog.Compacti
 		if tr.EditsCut {
 			f.edited = appendNew(f.edited, beyondBound(st, in.SessionID, claimed, tr.Size-bound)...)
 		}
-		f.record = catalog.NewRecord(tr.Activity, tr.LastText, tr.Prompts)
+		f.record = catalog.NewRecord(olderCommands(p, st, in, tr), tr.LastText, tr.Prompts)
 		for _, td := range tr.Todos {
 			all = append(all, tasks.Task{ID: td.ID, Subject: td.Subject, Status: td.Status})
 		}
 	}
 	f.open, f.completed = tasks.Open(all), tasks.Completed(all)
 	return f
+}
+
+// maxSpots bounds the notes of commands a compaction reads (from the end of the session's list).
+const maxSpots = 256
+
+// olderCommands is the activity the read from the end found (tr), with the commands further back
+// since the last compaction added while its list has room: those the session noted as it ran them
+// (PreToolUse: claims.NoteCommand), read where the transcript stood then
+// (transcript.File.CommandsAt), so that a compaction lists the same commands however much was
+// written after them. The last compaction is the boundary the read met, or else the latest of the
+// session's automatic checkpoints taken before the stretch the read covered (one inside it was
+// taken for this very compaction: beyondBound says why).
+func olderCommands(p *project.Project, st *stores.Stores, in Input, tr transcript.Compaction) transcript.Activity {
+	act := tr.Activity
+	upto := tr.Size - transcript.ActivityWindow
+	if upto <= 0 || act.Full() || tr.Boundary >= upto || in.SessionID == "" {
+		return act // the read covered the stretch since the last boundary, or the list is full
+	}
+	spots := st.Claims.CommandSpots(in.SessionID, maxSpots)
+	if len(spots) == 0 {
+		return act
+	}
+	floor := max(tr.Boundary, 0)
+	for _, e := range st.Catalog.Entries() {
+		if id, ok := catalog.ParseCompactionID(e.Event); ok && e.Kind == checkpoint.KindAuto && e.Session == in.SessionID && id.Size < upto {
+			floor = max(floor, id.Size)
+		}
+	}
+	older, err := in.Transcript.CommandsAt(spots, floor, upto)
+	if err != nil {
+		p.Warn("%v", err)
+		return act
+	}
+	act.AddOlder(older)
+	return act
 }
 
 // beyondBound is what lies before the bounded read of the transcript (which began at offset

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -313,5 +314,69 @@ func TestRecordBoundedByClaims(t *testing.T) {
 	}
 	if got := files(); !strings.Contains(got, "late.go") || !strings.Contains(got, "early.go") || strings.Contains(got, "old.go") {
 		t.Fatalf("a repeat inside the window:\n%s", got)
+	}
+}
+
+// A command further back than the compaction reads from the end reaches its record when the
+// session noted it as it ran (PreToolUse): with its status, and the last error it printed; one
+// before the compaction before (its record's transcript length) does not, nor one no note names.
+func TestRecordFindsNotedCommands(t *testing.T) {
+	root, config := t.TempDir(), t.TempDir()
+	tr := filepath.Join(t.TempDir(), "s.jsonl")
+	var b strings.Builder
+	line := func(s string) { b.WriteString(s + "\n") }
+	bash := func(id, cmd, out string, failed bool) {
+		line(`{"type":"assistant","message":{"id":"m` + id + `","role":"assistant","content":[{"type":"tool_use","id":"` + id + `","name":"Bash","input":{"command":"` + cmd + `"}}]}}`)
+		line(`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","content":"` + out + `","is_error":` + map[bool]string{true: "true", false: "false"}[failed] + `,"tool_use_id":"` + id + `"}]}}`)
+	}
+	filler := `{"type":"assistant","message":{"id":"f","role":"assistant","content":[{"type":"text","text":"` + strings.Repeat("x", 64<<10) + `"}]}}`
+	oldAt := int64(b.Len())
+	bash("t0", "make before-the-last-compaction", "Exit code 2\\nold", true)
+	line(filler)
+	lastCompaction := int64(b.Len())
+	line(`{"type":"user","message":{"role":"user","content":"go on"}}`)
+	testAt := int64(b.Len())
+	bash("t1", "go test ./pkg/ledger/", "Exit code 1\\n--- FAIL: TestTotal (0.01s)\\n    total_test.go:9: want 1300, got 1299", true)
+	for range 8 { // past what is read around the note
+		line(filler)
+	}
+	bash("t2", "make unnoted", "", false)
+	for b.Len() < int(lastCompaction)+transcript.ActivityWindow+(1<<20) {
+		line(filler)
+	}
+	os.WriteFile(tr, []byte(b.String()), 0o644)
+	t0 := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	w := projecttest.New(t, root, config, t0)
+	st := stores.Open(w.Project)
+	// The compaction before recorded the transcript's length then.
+	if _, _, err := st.Catalog.Auto(catalog.AutoInput{SessionID: "s", Trigger: "auto", Event: "s/auto/" + strconv.FormatInt(lastCompaction, 10), Now: t0.Add(-time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []int64{oldAt, testAt} {
+		if err := st.Claims.NoteCommand("s", at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := Record(w.Project, stores.Open(w.Project), Input{SessionID: "s", Transcript: transcript.Open(tr), Trigger: "auto"}); err != nil {
+		t.Fatal(err)
+	}
+	var auto catalog.Entry
+	for _, e := range stores.Open(w.Project).Catalog.Entries() {
+		if e.Event != "s/auto/"+strconv.FormatInt(lastCompaction, 10) {
+			auto = e
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(root, auto.File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(data)
+	for _, want := range []string{"- command: exit 1: go test ./pkg/ledger/", "- error: --- FAIL: TestTotal (0.01s) — total_test.go:9: want 1300, got 1299"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the record lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "before-the-last-compaction") || strings.Contains(got, "make unnoted") {
+		t.Errorf("the record lists a command before the last compaction, or one no note names:\n%s", got)
 	}
 }

@@ -350,6 +350,9 @@ type segment struct {
 	tasks bool      // a task tool was used at or after from
 	act   *Activity // with act: the commands in the last maxActivityScan bytes of that stretch
 	cut   bool      // the budget ran out before offset from or the boundary: since is the latest only
+	// boundary is where the last boundary's line starts when the scan met it, 0 when it read back
+	// to the start of the file and met none, -1 when it stopped before either (at from, or cut).
+	boundary int64
 }
 
 // maxActivityScan bounds the stretch, from the end, in which a pass also reads the commands and
@@ -371,8 +374,12 @@ func (lim limits) sinceAt(r io.ReaderAt, size int64, root string, from, budget i
 		m     lineMarks // an active line's tokens, found in one walk: the tests below read them
 	)
 	defer s.release() // what is kept (paths, commands, decisions) is cleaned or copied
+	seg.boundary = -1
 	for len(seen) < maxEditedFiles {
 		l, ok := s.next()
+		if !ok && !s.stopped && s.err == nil && from == 0 {
+			seg.boundary = 0 // read back to the start: no boundary in the file
+		}
 		if !ok || l.off < from {
 			break
 		}
@@ -385,6 +392,7 @@ func (lim limits) sinceAt(r io.ReaderAt, size int64, root string, from, budget i
 		}
 		if active && m.any(markBoundary|markSummary) || !active && mayBeBoundary(l.data) {
 			if e, ok := p.entry(l); ok && !e.sidechain && e.isBoundary() {
+				seg.boundary = l.off
 				break
 			}
 		}
@@ -753,6 +761,9 @@ type Compaction struct {
 	HasTodos bool
 	Activity Activity // the commands since the last boundary
 	LastText string   // LastAssistantText: Claude's last message
+	// Boundary is where the last compaction boundary's line starts when the read met it, 0 when
+	// the transcript has none, -1 when the read stopped before (bound).
+	Boundary int64
 }
 
 // ForCompaction reads, from the transcript's end, what a compaction records: the files edited
@@ -769,7 +780,7 @@ func (t *File) ForCompaction(root string, n int, todos bool, bound int64) (Compa
 		if err != nil {
 			return err
 		}
-		c.Edited, c.EditsCut, c.Activity = seg.since, seg.cut, *seg.act
+		c.Edited, c.EditsCut, c.Activity, c.Boundary = seg.since, seg.cut, *seg.act, seg.boundary
 		if c.Prompts, c.At, _, err = defaultLimits.promptLinesAt(r, size, n, 0); err != nil {
 			return err
 		}
