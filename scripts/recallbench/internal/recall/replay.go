@@ -42,7 +42,7 @@ type Played struct {
 // Claude Code config directory every project shares (so that every other session is another
 // project's, a negative control), and a directory for the projects.
 type Machine struct {
-	Bin  string // holds sessionstart, userpromptsubmit, precompact, postcompact, sessionend, cairn
+	Bin  string // holds sessionstart, userpromptsubmit, pretooluse, precompact, postcompact, sessionend, cairn
 	Work string
 	Now  time.Time // the real clock when the run started: parked items' dates are relative to it
 	// Project, when set, is the one project every session is replayed in, each on the branch
@@ -280,6 +280,10 @@ func (r *replay) step(i int, st Step) error {
 	case "edit", "write", "multiedit":
 		r.edit(st.Kind, st.Path, false)
 	case "bash":
+		// PreToolUse runs before every tool call (cairn's hook has no matcher); before a shell
+		// command it notes where the transcript stands.
+		r.hook("pretooluse", r.payload("PreToolUse", kv{"permission_mode", "acceptEdits"}, kv{"tool_name", "Bash"},
+			kv{"tool_input", obj{{"command", st.Cmd}, {"description", "Run " + strings.Fields(st.Cmd)[0]}}}))
 		l.bash(r.msgID(), st.Cmd, "Run "+strings.Fields(st.Cmd)[0], st.Exit, st.Out)
 		switch {
 		case len(st.Git) == 2 && st.Git[0] == "commit":
