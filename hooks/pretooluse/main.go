@@ -4,8 +4,9 @@
 // edits a file (Edit, Write, MultiEdit, NotebookEdit) it claims the file for the session and, when
 // another live session of the project holds it, tells Claude which, since when, on which branch
 // and what it is working on (collision.Before, the one function to read next). Before a shell
-// command (Bash) it notes where the session's transcript stands (claims.NoteCommand), so that a
-// compaction finds that command however far back it lies without reading back to it. Every other
+// command (Bash) it notes where the session's transcript stands and the call's id
+// (claims.NoteCommand), so that a compaction finds that command however far back it lies without
+// reading back to it. Every other
 // tool call returns at once, having decoded the tool's name alone.
 //
 // It never blocks and never grants: it exits 0, and its one output is additionalContext for the
@@ -47,12 +48,15 @@ func wants(env project.Env, payload []byte) bool {
 func run(ctx context.Context, inv *hookio.Invocation) error {
 	in := hookio.ParsePreToolUse(inv.Payload)
 	if in.ToolName == "Bash" {
-		// Where the transcript stands: the command's lines are written about there. No output.
-		fi, err := os.Stat(in.TranscriptPath)
-		if err != nil || !fi.Mode().IsRegular() {
-			return nil
+		// Where the transcript stands, and the call's id: the command's lines are written at or
+		// after that length (a new session's transcript may not exist yet: 0). No output.
+		var at int64
+		if fi, err := os.Stat(in.TranscriptPath); err == nil && fi.Mode().IsRegular() {
+			at = fi.Size()
+		} else if err == nil || in.ToolUseID == "" {
+			return nil // not a file, or no id to find the command by
 		}
-		return claims.Open(inv.Project, registry.Open(inv.Project)).NoteCommand(in.SessionID, fi.Size())
+		return claims.Open(inv.Project, registry.Open(inv.Project)).NoteCommand(in.SessionID, at, in.ToolUseID)
 	}
 	text := collision.Before(inv.Project, claims.Open(inv.Project, registry.Open(inv.Project)), collision.Input{
 		SessionID: in.SessionID, FilePath: in.FilePath, Cwd: in.Cwd,

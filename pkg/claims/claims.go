@@ -16,9 +16,12 @@
 //	                    claims each (which the path's file tells), so that `cairn session list`
 //	                    and a hand-off find a session's edited paths without reading its transcript
 //	c-<session>         where the session's transcript stood before each shell command it ran
-//	                    (NoteCommand: its length in bytes, one a line), so that a compaction finds
-//	                    the commands further back than it reads from the end without reading
-//	                    back to them (package compaction)
+//	                    (NoteCommand: its length in bytes and the command's tool use id, one
+//	                    command a line), so that a compaction finds the commands further back
+//	                    than it reads from the end without reading back to them (package
+//	                    compaction); kept past SessionEnd, since a session can be resumed (every
+//	                    `claude -p` ends its session), until a week passes without a command
+//	                    (Sweep)
 //
 // A path's file is read without the lock and written only when something changes: the path's
 // first claim creates it whole, without a lock (safefile's Create: no lock file is made for a path
@@ -165,10 +168,21 @@ func (s *Store) listFile(sid string) string { return filepath.Join(s.dir, "s-"+s
 // commandsFile names the list of where session sid's transcript stood before each of its commands.
 func (s *Store) commandsFile(sid string) string { return filepath.Join(s.dir, "c-"+sid) }
 
-// NoteCommand records that session sid is about to run a shell command while its transcript is
-// at bytes long (PreToolUse, before every Bash call): one line appended, not synced (a note lost
-// to a power cut costs one command the hand-back does not list). Nothing for a length below 0.
-func (s *Store) NoteCommand(sid string, at int64) error {
+// Spot is where a session noted one of its shell commands: its transcript's length when
+// PreToolUse ran before the command, and the command's tool use id ("" when the note has none).
+// Clients write a tool use before or after that hook, and some later still (the lines of a turn
+// can lag behind it, and a new session's transcript may not exist yet): the id finds the line.
+type Spot struct {
+	At int64
+	ID string
+}
+
+// NoteCommand records that session sid is about to run the shell command with tool use id while
+// its transcript is at bytes long (PreToolUse, before every Bash call; 0 when the transcript does
+// not exist yet): one line, "<at> <id>", appended, not synced (a note lost to a power cut costs
+// one command the hand-back does not list). Nothing for a length below 0; an id that is not one
+// (letters, digits, '_' and '-', at most maxToolUseID bytes) is left out of the line.
+func (s *Store) NoteCommand(sid string, at int64, id string) error {
 	if s.dir == "" || !validSession(sid) || at < 0 {
 		return nil
 	}
@@ -177,13 +191,31 @@ func (s *Store) NoteCommand(sid string, at int64) error {
 			return err
 		}
 	}
-	return s.files.Append(s.commandsFile(sid), []byte(strconv.FormatInt(at, 10)+"\n"), 0o600, safefile.NoSync)
+	line := strconv.FormatInt(at, 10)
+	if validToolUseID(id) {
+		line += " " + id
+	}
+	return s.files.Append(s.commandsFile(sid), []byte(line+"\n"), 0o600, safefile.NoSync)
 }
 
-// CommandSpots returns where session sid's transcript stood before its commands (NoteCommand),
-// most recent first, at most max, read from the end of its list; nil after the session ended.
-// A line that is no length is skipped.
-func (s *Store) CommandSpots(sid string, max int) []int64 {
+// maxToolUseID bounds a tool use id a note keeps (Claude Code's are about 30 bytes).
+const maxToolUseID = 128
+
+func validToolUseID(id string) bool {
+	if id == "" || len(id) > maxToolUseID {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// CommandSpots returns where session sid noted its commands (NoteCommand), most recent first, at
+// most max, read from the end of its list. A line that is no note is skipped.
+func (s *Store) CommandSpots(sid string, max int) []Spot {
 	if s.dir == "" || !validSession(sid) || max <= 0 {
 		return nil
 	}
@@ -192,11 +224,14 @@ func (s *Store) CommandSpots(sid string, max int) []int64 {
 		return nil
 	}
 	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	var out []int64
+	var out []Spot
 	for i := len(lines) - 1; i >= 0 && len(out) < max; i-- {
-		if n, err := strconv.ParseInt(lines[i], 10, 64); err == nil && n >= 0 {
-			out = append(out, n)
+		at, id, _ := strings.Cut(lines[i], " ")
+		n, err := strconv.ParseInt(at, 10, 64)
+		if err != nil || n < 0 || id != "" && !validToolUseID(id) {
+			continue
 		}
+		out = append(out, Spot{At: n, ID: id})
 	}
 	return out
 }
@@ -387,21 +422,17 @@ func find(held []Claim, sid string) (Claim, bool) {
 	return Claim{}, false
 }
 
-// End ends session sid's claims (SessionEnd): its list and its commands' list go; the lines in
-// the paths' files stop counting as the registry records the end (see the package doc). Cheap:
-// an unlink each.
+// End ends session sid's claims (SessionEnd): its list goes; the lines in the paths' files stop
+// counting as the registry records the end (see the package doc). Cheap: one unlink. Its
+// commands' list stays: the session can be resumed, and its next compaction read it.
 func (s *Store) End(sid string) error {
 	if s.dir == "" || !validSession(sid) {
 		return nil
 	}
-	var errs []error
-	for _, f := range []string{s.listFile(sid), s.commandsFile(sid)} {
-		if _, err := os.Lstat(f); errors.Is(err, fs.ErrNotExist) {
-			continue // it claimed nothing, ran nothing (or claims were never made here)
-		}
-		errs = append(errs, s.files.Remove(f))
+	if _, err := os.Lstat(s.listFile(sid)); errors.Is(err, fs.ErrNotExist) {
+		return nil // it claimed nothing (or claims were never made here)
 	}
-	return errors.Join(errs...)
+	return s.files.Remove(s.listFile(sid))
 }
 
 // Paths returns the paths session sid claimed, most recent first, at most max, read from the end
@@ -501,18 +532,13 @@ func (s *Store) names() ([]string, error) {
 	return names, nil
 }
 
-// sessionList reports a session's list of paths or of commands by its file name, and whose.
-func sessionList(name string) (sid string, ok bool) {
-	if sid, ok := strings.CutPrefix(name, "s-"); ok {
-		return sid, true
-	}
-	return strings.CutPrefix(name, "c-")
-}
+// keepCommands is how long a session's commands' list stays after the last command it notes.
+const keepCommands = 7 * 24 * time.Hour
 
 // Sweep removes what can no longer count (SessionStart, at most hourly): a path's file not
-// rewritten within the TTL, every claim in which is past it, and the lists (of paths and of
-// commands) of a session the registry does not hold as active, untouched as long. The mtime alone
-// decides; nothing is read. A claim a concurrent edit writes in between can be lost: that costs
+// rewritten within the TTL, every claim in which is past it, the list of a session the registry
+// does not hold as active, untouched as long, and a commands' list untouched for keepCommands.
+// The mtime alone decides; nothing is read. A claim a concurrent edit writes in between can be lost: that costs
 // one warning, never a file. It also removes the temp files a write killed mid-way left (safefile.SweepTemps): a first
 // claim's, or the old content a replacement swapped out.
 func (s *Store) Sweep() error {
@@ -534,8 +560,12 @@ func (s *Store) Sweep() error {
 		if err != nil || now.Sub(fi.ModTime()) < TTL {
 			continue
 		}
-		if sid, ok := sessionList(n); ok {
+		if sid, ok := strings.CutPrefix(n, "s-"); ok {
 			if r, ok := reg.Lookup(sid); ok && r.Status == registry.StatusActive {
+				continue
+			}
+		} else if strings.HasPrefix(n, "c-") {
+			if now.Sub(fi.ModTime()) < keepCommands {
 				continue
 			}
 		} else if !strings.HasPrefix(n, "p-") {

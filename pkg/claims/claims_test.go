@@ -241,43 +241,44 @@ func TestPaths(t *testing.T) {
 	}
 }
 
-// A session's commands are noted where its transcript stood, and read back most recent first from
-// the end of the list, a line that is no length skipped; End takes the list with the paths', and
-// Sweep an old one of a session no longer active.
+// A session's commands are noted where its transcript stood, with their tool use ids, and read
+// back most recent first from the end of the list, a line that is no note skipped, an id that is
+// none left out; End leaves the list (the session can be resumed), and Sweep removes one untouched
+// for keepCommands, whoever's it is.
 func TestCommandSpots(t *testing.T) {
 	w := newWorld(t)
 	w.register("aaaa", "gone")
 	s := Open(w.Project, registry.Open(w.Project))
-	for _, at := range []int64{10, 2000, -1, 35000} {
-		if err := s.NoteCommand("aaaa", at); err != nil {
+	for _, n := range []Spot{{10, "toolu_01A"}, {2000, "toolu_01B"}, {-1, "toolu_01C"}, {35000, "bad id\nx"}} {
+		if err := s.NoteCommand("aaaa", n.At, n.ID); err != nil {
 			t.Fatal(err)
 		}
 	}
-	os.WriteFile(s.commandsFile("aaaa"), append(readFile(t, s.commandsFile("aaaa")), "garbage\n40000\n"...), 0o600)
-	if got := s.CommandSpots("aaaa", 3); !slices.Equal(got, []int64{40000, 35000, 2000}) {
+	os.WriteFile(s.commandsFile("aaaa"), append(readFile(t, s.commandsFile("aaaa")), "garbage\n40000 toolu_01D\n41000 bad/id\n"...), 0o600)
+	if got := s.CommandSpots("aaaa", 3); !slices.Equal(got, []Spot{{40000, "toolu_01D"}, {35000, ""}, {2000, "toolu_01B"}}) {
 		t.Fatalf("CommandSpots = %v", got)
 	}
-	if got := s.CommandSpots("unknown", 3); got != nil || s.NoteCommand("../x", 5) != nil || s.CommandSpots("../x", 3) != nil {
+	if got := s.CommandSpots("unknown", 3); got != nil || s.NoteCommand("../x", 5, "t") != nil || s.CommandSpots("../x", 3) != nil {
 		t.Fatalf("an unknown or unnamable session's spots: %v", got)
 	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(s.Dir()), "x")); err == nil {
 		t.Fatal("a session id named a file outside the claims directory")
 	}
-	if err := s.End("aaaa"); err != nil || s.CommandSpots("aaaa", 3) != nil {
-		t.Fatalf("after End: %v, %v", err, s.CommandSpots("aaaa", 3))
+	if err := s.End("aaaa"); err != nil || !slices.Equal(s.CommandSpots("aaaa", 1), []Spot{{40000, "toolu_01D"}}) {
+		t.Fatalf("after End: %v, %v", err, s.CommandSpots("aaaa", 1))
 	}
-	s.NoteCommand("gone", 7)
-	s.NoteCommand("aaaa", 8)
+	s.NoteCommand("gone", 7, "")
 	if err := registry.Open(w.Project).End("gone", w.now); err != nil {
 		t.Fatal(err)
 	}
-	old := w.now.Add(-TTL - time.Minute)
-	os.Chtimes(s.commandsFile("gone"), old, old)
-	os.Chtimes(s.commandsFile("aaaa"), old, old) // a live session's stays
+	// A day after its last command an ended session's list stays; a week after, any list goes.
+	day, week := w.now.Add(-24*time.Hour), w.now.Add(-keepCommands-time.Minute)
+	os.Chtimes(s.commandsFile("gone"), day, day)
+	os.Chtimes(s.commandsFile("aaaa"), week, week)
 	if err := s.Sweep(); err != nil {
 		t.Fatal(err)
 	}
-	if s.CommandSpots("gone", 3) != nil || !slices.Equal(s.CommandSpots("aaaa", 3), []int64{8}) {
+	if !slices.Equal(s.CommandSpots("gone", 3), []Spot{{7, ""}}) || s.CommandSpots("aaaa", 3) != nil {
 		t.Fatalf("after Sweep: %v, %v", s.CommandSpots("gone", 3), s.CommandSpots("aaaa", 3))
 	}
 }

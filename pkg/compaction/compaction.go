@@ -228,9 +228,13 @@ func olderCommands(p *project.Project, st *stores.Stores, in Input, tr transcrip
 	if upto <= 0 || act.Full() || tr.Boundary >= upto || in.SessionID == "" {
 		return act // the read covered the stretch since the last boundary, or the list is full
 	}
-	spots := st.Claims.CommandSpots(in.SessionID, maxSpots)
-	if len(spots) == 0 {
+	noted := st.Claims.CommandSpots(in.SessionID, maxSpots)
+	if len(noted) == 0 {
 		return act
+	}
+	spots := make([]transcript.Spot, len(noted))
+	for i, n := range noted {
+		spots[i] = transcript.Spot{At: n.At, ID: n.ID}
 	}
 	floor := max(tr.Boundary, 0)
 	for _, e := range st.Catalog.Entries() {

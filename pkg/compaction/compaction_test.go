@@ -352,8 +352,8 @@ func TestRecordFindsNotedCommands(t *testing.T) {
 	if _, _, err := st.Catalog.Auto(catalog.AutoInput{SessionID: "s", Trigger: "auto", Event: "s/auto/" + strconv.FormatInt(lastCompaction, 10), Now: t0.Add(-time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
-	for _, at := range []int64{oldAt, testAt} {
-		if err := st.Claims.NoteCommand("s", at); err != nil {
+	for _, n := range []claims.Spot{{At: oldAt, ID: "t0"}, {At: testAt}} {
+		if err := st.Claims.NoteCommand("s", n.At, n.ID); err != nil {
 			t.Fatal(err)
 		}
 	}

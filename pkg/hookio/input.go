@@ -188,8 +188,9 @@ func ParseSessionEnd(raw []byte) SessionEnd {
 // tool.
 type PreToolUse struct {
 	Common
-	ToolName string
-	FilePath string
+	ToolName  string
+	FilePath  string
+	ToolUseID string // the tool call's id, which its tool_use block in the transcript carries
 }
 
 // editTools are the tools that change a file, and the input field that names it (the same the
@@ -214,7 +215,7 @@ func EditsFile(tool string) bool { _, ok := editTools[tool]; return ok }
 
 // ParsePreToolUse types a PreToolUse payload.
 func ParsePreToolUse(raw []byte) PreToolUse {
-	p := PreToolUse{Common: parseCommon(raw), ToolName: ToolName(raw)}
+	p := PreToolUse{Common: parseCommon(raw), ToolName: ToolName(raw), ToolUseID: str(gjson.GetBytes(raw, "tool_use_id"))}
 	if field, ok := editTools[p.ToolName]; ok {
 		p.FilePath = str(gjson.GetBytes(raw, field))
 	}

@@ -21,21 +21,55 @@ const (
 	maxSpotRead = 2 << 20
 )
 
-// CommandsAt reads the commands run around spots (offsets into the transcript, where the session
-// noted each shell command before it ran: claims.NoteCommand) that lie at or after floor and
-// before upto — the stretch a read from the end did not reach — most recent first, until it holds
-// maxCommands or has read maxSpotRead bytes: each command with its exit status, the last error
-// and the last commit among them, and the decisions stated there. A stretch that holds a
-// compaction boundary is read only after it. Spots past the transcript's end are skipped.
-func (t *File) CommandsAt(spots []int64, floor, upto int64) (Activity, error) {
+// Spot is where a session noted a shell command before it ran (PreToolUse): the transcript's
+// length then, and the command's tool use id ("" when unknown).
+type Spot struct {
+	At int64
+	ID string
+}
+
+// maxSeek bounds how far past a spot CommandsAt looks for its tool use id, and maxSeekAll all the
+// looking of one call: clients write a turn's lines in bursts, so a tool use can lie past the
+// length noted before it by the results written in between (each up to Claude Code's cap on a
+// tool's output), and a new session's transcript may not have existed at all (a spot at 0).
+const (
+	maxSeek    = 4 << 20
+	maxSeekAll = 8 << 20
+)
+
+// CommandsAt reads the commands run around spots (where the session noted each shell command
+// before it ran: claims.NoteCommand) that lie at or after floor and before upto — the stretch a
+// read from the end did not reach — most recent first, until it holds maxCommands or has read
+// maxSpotRead bytes: each command with its exit status, the last error and the last commit among
+// them, and the decisions stated there. A spot with an id is moved to the line that holds it, when
+// that line lies within maxSeek after it and before upto (one past upto was read from the end
+// already); one whose id is not found is dropped. A stretch that holds a compaction boundary is
+// read only after it.
+func (t *File) CommandsAt(spots []Spot, floor, upto int64) (Activity, error) {
 	var act Activity
 	_, err := t.with(func(r io.ReaderAt, size int64) error {
 		act = Activity{}
 		upto := min(upto, size)
 		var in []int64
-		for _, s := range spots {
-			if s >= floor && s < upto && !slices.Contains(in, s) {
-				in = append(in, s)
+		seek := int64(0)
+		for _, sp := range spots {
+			at := sp.At
+			if at < floor || at >= upto {
+				continue
+			}
+			if sp.ID != "" {
+				found, read, err := lineHolding(r, at, min(upto, at+maxSeek, at+maxSeekAll-seek), sp.ID)
+				seek += read
+				if err != nil {
+					return err
+				}
+				if found < 0 {
+					continue
+				}
+				at = found
+			}
+			if !slices.Contains(in, at) {
+				in = append(in, at)
 			}
 		}
 		slices.Sort(in)
@@ -70,6 +104,33 @@ func (t *File) CommandsAt(spots []int64, floor, upto int64) (Activity, error) {
 		return nil
 	})
 	return act, err
+}
+
+// lineHolding looks in [from, to) for the first occurrence of id as a JSON string ("id") and
+// returns where its line starts (at or after from), or -1, and how many bytes it read.
+func lineHolding(r io.ReaderAt, from, to int64, id string) (int64, int64, error) {
+	needle := []byte(`"` + id + `"`)
+	const chunk = 256 << 10
+	buf := make([]byte, chunk+len(needle))
+	read := int64(0)
+	lineStart := from
+	for pos := from; pos < to; pos += chunk {
+		b := buf[:min(int64(len(buf)), to-pos)]
+		if err := readFull(r, b, pos); err != nil {
+			return -1, read, err
+		}
+		read += int64(len(b))
+		if i := bytes.Index(b, needle); i >= 0 {
+			if j := bytes.LastIndexByte(b[:i], '\n'); j >= 0 {
+				lineStart = pos + int64(j) + 1
+			}
+			return lineStart, read, nil
+		}
+		if j := bytes.LastIndexByte(b[:min(len(b), chunk)], '\n'); j >= 0 {
+			lineStart = pos + int64(j) + 1
+		}
+	}
+	return -1, read, nil
 }
 
 // endOfLine is where the line that holds offset at ends (just past its '\n'), or size; at itself

@@ -42,7 +42,7 @@ func TestCommandsAt(t *testing.T) {
 	path := writeLines(t, lines...)
 	upto := at - ActivityWindow
 
-	act, err := Open(path).CommandsAt([]int64{second, at + 100, first, old}, 0, upto)
+	act, err := Open(path).CommandsAt([]Spot{{At: second}, {At: at + 100}, {At: first}, {At: old}}, 0, upto)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,14 +59,28 @@ func TestCommandsAt(t *testing.T) {
 	}
 	// A floor past a spot leaves its command out; a spot the read from the end covered is not read
 	// again.
-	if act, _ := Open(path).CommandsAt([]int64{second, first}, first+1, upto); len(act.Commands) != 2 || act.LastError != "" {
+	if act, _ := Open(path).CommandsAt([]Spot{{At: second}, {At: first}}, first+1, upto); len(act.Commands) != 2 || act.LastError != "" {
 		t.Errorf("with the floor past the first command: %#v", act)
 	}
-	if act, _ := Open(path).CommandsAt([]int64{second, first}, boundary, second); len(act.Commands) != 1 || act.Commands[0].Line != "go test ./pkg/ledger/" {
+	if act, _ := Open(path).CommandsAt([]Spot{{At: second}, {At: first}}, boundary, second); len(act.Commands) != 1 || act.Commands[0].Line != "go test ./pkg/ledger/" {
 		t.Errorf("with the second command inside the read from the end: %#v", act)
 	}
 	if act, _ := Open(path).CommandsAt(nil, 0, upto); len(act.Commands) != 0 {
 		t.Errorf("no spots: %#v", act)
+	}
+	// A note taken before the client wrote the lines before the command (a turn's lines lag behind
+	// the hook; a new session's transcript may not exist: a note at 0) finds the command by its id,
+	// 1 MB on; a note whose id the transcript does not hold is dropped.
+	lagged := []Spot{{At: second - 1<<20, ID: "t2"}, {At: first - 200, ID: "t1"}, {At: 0, ID: "toolu_never_written"}}
+	act, err = Open(path).CommandsAt(lagged, boundary, upto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(act.Commands) != 3 || act.Commands[1].Line != "git commit -qm 'ledger: keep cents'" || act.Commands[2].Line != "go test ./pkg/ledger/" {
+		t.Errorf("lagging notes: %#v", act.Commands)
+	}
+	if act, _ := Open(path).CommandsAt([]Spot{{At: boundary, ID: "toolu_never_written"}}, 0, upto); len(act.Commands) != 0 {
+		t.Errorf("an id never written: %#v", act.Commands)
 	}
 }
 

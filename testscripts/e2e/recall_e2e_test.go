@@ -3,7 +3,12 @@
 package e2e
 
 import (
+	"bytes"
+	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/cairn-hooks/cairn/testscripts/e2e/mockapi"
@@ -34,6 +39,7 @@ func TestCairnE2ERecall(t *testing.T) {
 	))
 	s := c.newSession(api, "--allowedTools", "Bash")
 	turn(s, "write the lexer state and run its test")
+	checkNoted(t, c, s, "lexer_test.go:9")
 
 	facts := map[string]string{
 		"edited path":      "src/deep/lexer_state.go",
@@ -94,4 +100,65 @@ func TestCairnE2ERecall(t *testing.T) {
 		check(t, "next session", reqs[0], c.hookContexts(s2, "SessionStart:startup"), 1000,
 			"edited path", "failing test", "pending question")
 	})
+}
+
+// toolUseID finds the id of a tool use block in a transcript line.
+var toolUseID = regexp.MustCompile(`"id":"(toolu_[A-Za-z0-9_-]+)"`)
+
+// checkNoted checks what PreToolUse noted before the session's shell command: the transcript's
+// length then (0 when it did not exist yet) and the call's id, in the session's list under
+// <config>/cairn/claims/; and that a compaction finds the command from that note as
+// transcript.File.CommandsAt does: the first line at or after the length that holds the id lies
+// within 4 MiB of it, and the command's tool use and its result (the line holding marker) within
+// the stretch read around that line (32 KiB before it, 224 KiB after). How far the lines lagged
+// behind the hook is logged (FINDINGS.md).
+func checkNoted(t *testing.T, c *cairnProject, s *session, marker string) {
+	t.Helper()
+	m, _ := filepath.Glob(filepath.Join(c.Home, ".claude", "cairn", "claims", "*", "c-"+s.ID))
+	if len(m) != 1 {
+		t.Errorf("no note of the session's commands: %v", m)
+		return
+	}
+	data, err := os.ReadFile(m[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := os.ReadFile(c.transcriptPath(s.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	use, res, id := -1, -1, ""
+	for off := 0; off < len(tr); {
+		end := bytes.IndexByte(tr[off:], '\n')
+		if end < 0 {
+			end = len(tr) - off
+		}
+		l := tr[off : off+end]
+		switch {
+		case use < 0 && bytes.Contains(l, []byte(`"name":"Bash"`)) && bytes.Contains(l, []byte(`"type":"tool_use"`)) && toolUseID.Match(l):
+			use, id = off, string(toolUseID.FindSubmatch(l)[1])
+		case use >= 0 && res < 0 && bytes.Contains(l, []byte("tool_result")) && bytes.Contains(l, []byte(marker)):
+			res = off
+		}
+		off += end + 1
+	}
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		at, noted, _ := strings.Cut(l, " ")
+		n, err := strconv.Atoi(at)
+		if err != nil || noted != id || id == "" {
+			continue
+		}
+		hold := bytes.Index(tr[n:], []byte(`"`+id+`"`))
+		if hold < 0 || hold >= 4<<20 {
+			t.Errorf("noted %q: the id is not within 4 MiB after it", l)
+			return
+		}
+		line := n + bytes.LastIndexByte(tr[n:n+hold], '\n') + 1
+		if use < line-32<<10 || res < 0 || res >= line+224<<10 {
+			t.Errorf("noted %q: the command's tool use (line at %d) and result (line at %d) lie outside what a compaction reads around the line at %d", l, use, res, line)
+		}
+		t.Logf("noted at %d; the Bash tool use's line starts at %d (%d bytes after the note), its result's at %d", n, use, use-n, res)
+		return
+	}
+	t.Errorf("no note names the Bash call %q: %q", id, data)
 }

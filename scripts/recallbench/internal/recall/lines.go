@@ -49,6 +49,12 @@ func (l *liner) id(prefix string) string {
 	return fmt.Sprintf("%s%08d-%s", prefix, l.n, l.sid[:8])
 }
 
+// nextID is the id the next call of id(prefix) returns: a hook that runs before a tool call
+// (PreToolUse) is told the call's id before its line is written.
+func (l *liner) nextID(prefix string) string {
+	return fmt.Sprintf("%s%08d-%s", prefix, l.n+1, l.sid[:8])
+}
+
 func (l *liner) stamp() string {
 	l.clock = l.clock.Add(1500 * time.Millisecond)
 	return l.clock.UTC().Format("2006-01-02T15:04:05.000Z")

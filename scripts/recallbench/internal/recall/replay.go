@@ -283,7 +283,7 @@ func (r *replay) step(i int, st Step) error {
 		// PreToolUse runs before every tool call (cairn's hook has no matcher); before a shell
 		// command it notes where the transcript stands.
 		r.hook("pretooluse", r.payload("PreToolUse", kv{"permission_mode", "acceptEdits"}, kv{"tool_name", "Bash"},
-			kv{"tool_input", obj{{"command", st.Cmd}, {"description", "Run " + strings.Fields(st.Cmd)[0]}}}))
+			kv{"tool_input", obj{{"command", st.Cmd}, {"description", "Run " + strings.Fields(st.Cmd)[0]}}}, kv{"tool_use_id", l.nextID("toolu_")}))
 		l.bash(r.msgID(), st.Cmd, "Run "+strings.Fields(st.Cmd)[0], st.Exit, st.Out)
 		switch {
 		case len(st.Git) == 2 && st.Git[0] == "commit":
