@@ -33,8 +33,8 @@ type Spot struct {
 // length noted before it by the results written in between (each up to Claude Code's cap on a
 // tool's output), and a new session's transcript may not have existed at all (a spot at 0).
 const (
-	maxSeek    = 4 << 20
-	maxSeekAll = 8 << 20
+	maxSeek    = 2 << 20
+	maxSeekAll = 4 << 20
 )
 
 // CommandsAt reads the commands run around spots (where the session noted each shell command
@@ -52,13 +52,16 @@ func (t *File) CommandsAt(spots []Spot, floor, upto int64) (Activity, error) {
 		upto := min(upto, size)
 		var in []int64
 		seek := int64(0)
+		var buf []byte // lineHolding's, shared
 		for _, sp := range spots {
 			at := sp.At
 			if at < floor || at >= upto {
 				continue
 			}
 			if sp.ID != "" {
-				found, read, err := lineHolding(r, at, min(upto, at+maxSeek, at+maxSeekAll-seek), sp.ID)
+				var found, read int64
+				var err error
+				found, read, buf, err = lineHolding(r, at, min(upto, at+maxSeek, at+maxSeekAll-seek), sp.ID, buf)
 				seek += read
 				if err != nil {
 					return err
@@ -107,31 +110,39 @@ func (t *File) CommandsAt(spots []Spot, floor, upto int64) (Activity, error) {
 }
 
 // lineHolding looks in [from, to) for the first occurrence of id as a JSON string ("id") and
-// returns where its line starts (at or after from), or -1, and how many bytes it read.
-func lineHolding(r io.ReaderAt, from, to int64, id string) (int64, int64, error) {
+// returns where its line starts (at or after from), or -1, how many bytes it read, and its
+// buffer (buf, grown), for the next call.
+func lineHolding(r io.ReaderAt, from, to int64, id string, buf []byte) (int64, int64, []byte, error) {
 	needle := []byte(`"` + id + `"`)
 	const chunk = 256 << 10
-	buf := make([]byte, chunk+len(needle))
+	if cap(buf) < chunk+len(needle) {
+		buf = make([]byte, chunk+max(len(needle), maxIDLen))
+	}
+	buf = buf[:chunk+len(needle)]
 	read := int64(0)
 	lineStart := from
 	for pos := from; pos < to; pos += chunk {
 		b := buf[:min(int64(len(buf)), to-pos)]
 		if err := readFull(r, b, pos); err != nil {
-			return -1, read, err
+			return -1, read, buf, err
 		}
 		read += int64(len(b))
 		if i := bytes.Index(b, needle); i >= 0 {
 			if j := bytes.LastIndexByte(b[:i], '\n'); j >= 0 {
 				lineStart = pos + int64(j) + 1
 			}
-			return lineStart, read, nil
+			return lineStart, read, buf, nil
 		}
 		if j := bytes.LastIndexByte(b[:min(len(b), chunk)], '\n'); j >= 0 {
 			lineStart = pos + int64(j) + 1
 		}
 	}
-	return -1, read, nil
+	return -1, read, buf, nil
 }
+
+// maxIDLen is the room lineHolding's buffer keeps past a chunk for the needle: a tool use id and
+// its quotes (claims keeps ids of at most 128 bytes).
+const maxIDLen = 130
 
 // endOfLine is where the line that holds offset at ends (just past its '\n'), or size; at itself
 // when it starts a line (at 0, or after a '\n').

@@ -1,7 +1,9 @@
 package transcript
 
 import (
+	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -96,5 +98,40 @@ func TestAddOlder(t *testing.T) {
 	a.AddOlder(b)
 	if len(a.Commands) != maxCommands || a.Commands[maxCommands-1].Line != "b" || a.More != 3 || a.LastError != "newer" || a.LastCommit != "1a2b3c4 x" || len(a.Decisions) != 1 {
 		t.Errorf("%#v", a)
+	}
+}
+
+// BenchmarkCommandsAt is what the notes of commands can add to a compaction at worst: a list
+// with room, and twelve noted commands further back than the 4 MiB read from the end, each
+// written 1 MiB after its note (a lagging turn), one every 1.5 MiB: the ids are looked for over at
+// most maxSeekAll bytes and the stretches around them read, at most maxSpotRead bytes.
+func BenchmarkCommandsAt(b *testing.B) {
+	filler := prompt(strings.Repeat("lorem ipsum ", 5000))
+	var sb strings.Builder
+	var spots []Spot
+	for i := range 12 {
+		spots = append(spots, Spot{At: int64(sb.Len()), ID: fmt.Sprintf("toolu_bench%02d", i)})
+		for sb.Len() < int(spots[i].At)+1<<20 {
+			sb.WriteString(filler + "\n")
+		}
+		id := spots[i].ID
+		sb.WriteString(bashUse(id, fmt.Sprintf("go test ./pkg/p%02d/", i)) + "\n" + bashResult(id, "ok", false) + "\n")
+		for sb.Len() < int(spots[i].At)+3<<19 {
+			sb.WriteString(filler + "\n")
+		}
+	}
+	for range ActivityWindow / len(filler) {
+		sb.WriteString(filler + "\n")
+	}
+	path := writeRaw(b, sb.String())
+	upto := int64(sb.Len()) - ActivityWindow
+	slices.Reverse(spots)
+	b.ReportAllocs()
+	defer reportCPU(b)()
+	for b.Loop() {
+		act, err := Open(path).CommandsAt(spots, 0, upto)
+		if err != nil || len(act.Commands) == 0 {
+			b.Fatalf("%d commands, %v", len(act.Commands), err)
+		}
 	}
 }
