@@ -73,7 +73,7 @@ func TestCairnE2EHandBack(t *testing.T) {
 	t.Run("2-handback-after-compact", func(t *testing.T) {
 		reqs := turn(s, "carry on")
 		name := strings.TrimSuffix(auto, ".md")
-		wants := []string{summary, handbackHead, `- "src/deep/lexer_state.go"`, "/context-restore " + name}
+		wants := []string{summary, handbackHead, `(exact paths): "src/deep/lexer_state.go"`, "/context-restore " + name}
 		if supports(t, capTaskTools) {
 			wants = append(wants, "Wire the lexer into the parser (task 1)")
 		}
