@@ -49,7 +49,11 @@ func run(ctx context.Context, inv *hookio.Invocation) error {
 	in := hookio.ParsePreToolUse(inv.Payload)
 	if in.ToolName == "Bash" {
 		// Where the transcript stands, and the call's id: the command's lines are written at or
-		// after that length (a new session's transcript may not exist yet: 0). No output.
+		// after that length (a new session's transcript may not exist yet: 0). No output. A
+		// subagent's call is not noted: its lines go to the subagent's own transcript.
+		if in.AgentID != "" {
+			return nil
+		}
 		var at int64
 		if fi, err := os.Stat(in.TranscriptPath); err == nil && fi.Mode().IsRegular() {
 			at = fi.Size()

@@ -15,13 +15,15 @@
 //	s-<session>         the paths the session claimed, one a line, appended the first time it
 //	                    claims each (which the path's file tells), so that `cairn session list`
 //	                    and a hand-off find a session's edited paths without reading its transcript
-//	c-<session>         where the session's transcript stood before each shell command it ran
+//	commands/<session>  where the session's transcript stood before each shell command it ran
 //	                    (NoteCommand: its length in bytes and the command's tool use id, one
-//	                    command a line), so that a compaction finds the commands further back
-//	                    than it reads from the end without reading back to them (package
-//	                    compaction); kept past SessionEnd, since a session can be resumed (every
-//	                    `claude -p` ends its session), until a week passes without a command
-//	                    (Sweep)
+//	                    command a line) and at each of its compactions (NoteCompaction: "compact"
+//	                    and the length), so that a compaction finds the commands further back
+//	                    than it reads from the end, since the last one, without reading back to
+//	                    them (package compaction); kept past SessionEnd, since a session can be
+//	                    resumed (every `claude -p` ends its session), until a week passes without
+//	                    a note (Sweep); in a directory of their own, so that the claims' listing
+//	                    stays bounded by the claims
 //
 // A path's file is read without the lock and written only when something changes: the path's
 // first claim creates it whole, without a lock (safefile's Create: no lock file is made for a path
@@ -165,16 +167,19 @@ func (s *Store) pathFile(rel string) string {
 // listFile names the list of the paths session sid claimed.
 func (s *Store) listFile(sid string) string { return filepath.Join(s.dir, "s-"+sid) }
 
-// commandsFile names the list of where session sid's transcript stood before each of its commands.
-func (s *Store) commandsFile(sid string) string { return filepath.Join(s.dir, "c-"+sid) }
+// commandsDir holds the sessions' notes of their commands; commandsFile names session sid's.
+func (s *Store) commandsDir() string            { return filepath.Join(s.dir, "commands") }
+func (s *Store) commandsFile(sid string) string { return filepath.Join(s.commandsDir(), sid) }
 
 // Spot is where a session noted one of its shell commands: its transcript's length when
 // PreToolUse ran before the command, and the command's tool use id ("" when the note has none).
 // Clients write a tool use before or after that hook, and some later still (the lines of a turn
 // can lag behind it, and a new session's transcript may not exist yet): the id finds the line.
+// With Compaction, it is where the transcript stood when a compaction was recorded instead.
 type Spot struct {
-	At int64
-	ID string
+	At         int64
+	ID         string
+	Compaction bool
 }
 
 // NoteCommand records that session sid is about to run the shell command with tool use id while
@@ -186,14 +191,32 @@ func (s *Store) NoteCommand(sid string, at int64, id string) error {
 	if s.dir == "" || !validSession(sid) || at < 0 {
 		return nil
 	}
-	if !s.dryRun {
-		if err := os.MkdirAll(s.dir, 0o700); err != nil {
-			return err
-		}
-	}
 	line := strconv.FormatInt(at, 10)
 	if validToolUseID(id) {
 		line += " " + id
+	}
+	return s.note(sid, line)
+}
+
+// NoteCompaction records that a compaction of session sid was recorded with its transcript at
+// bytes long (package compaction, once per compaction): a later compaction reads no note before
+// it. Nothing for a length below 0, nor for a session that noted no command (making a file is
+// the slowest thing a disk does, and there is nothing to bound).
+func (s *Store) NoteCompaction(sid string, at int64) error {
+	if s.dir == "" || !validSession(sid) || at < 0 {
+		return nil
+	}
+	if _, err := os.Lstat(s.commandsFile(sid)); err != nil {
+		return nil
+	}
+	return s.note(sid, "compact "+strconv.FormatInt(at, 10))
+}
+
+func (s *Store) note(sid, line string) error {
+	if !s.dryRun {
+		if err := os.MkdirAll(s.commandsDir(), 0o700); err != nil {
+			return err
+		}
 	}
 	return s.files.Append(s.commandsFile(sid), []byte(line+"\n"), 0o600, safefile.NoSync)
 }
@@ -213,8 +236,9 @@ func validToolUseID(id string) bool {
 	return true
 }
 
-// CommandSpots returns where session sid noted its commands (NoteCommand), most recent first, at
-// most max, read from the end of its list. A line that is no note is skipped.
+// CommandSpots returns where session sid noted its commands and compactions (NoteCommand,
+// NoteCompaction), most recent first, at most max, read from the end of its list. A line that is
+// no note is skipped.
 func (s *Store) CommandSpots(sid string, max int) []Spot {
 	if s.dir == "" || !validSession(sid) || max <= 0 {
 		return nil
@@ -227,11 +251,15 @@ func (s *Store) CommandSpots(sid string, max int) []Spot {
 	var out []Spot
 	for i := len(lines) - 1; i >= 0 && len(out) < max; i-- {
 		at, id, _ := strings.Cut(lines[i], " ")
+		compaction := at == "compact"
+		if compaction {
+			at, id = id, ""
+		}
 		n, err := strconv.ParseInt(at, 10, 64)
 		if err != nil || n < 0 || id != "" && !validToolUseID(id) {
 			continue
 		}
-		out = append(out, Spot{At: n, ID: id})
+		out = append(out, Spot{At: n, ID: id, Compaction: compaction})
 	}
 	return out
 }
@@ -537,8 +565,8 @@ const keepCommands = 7 * 24 * time.Hour
 
 // Sweep removes what can no longer count (SessionStart, at most hourly): a path's file not
 // rewritten within the TTL, every claim in which is past it, the list of a session the registry
-// does not hold as active, untouched as long, and a commands' list untouched for keepCommands.
-// The mtime alone decides; nothing is read. A claim a concurrent edit writes in between can be lost: that costs
+// does not hold as active, untouched as long, and a session's notes of its commands untouched for
+// keepCommands. The mtime alone decides; nothing is read. A claim a concurrent edit writes in between can be lost: that costs
 // one warning, never a file. It also removes the temp files a write killed mid-way left (safefile.SweepTemps): a first
 // claim's, or the old content a replacement swapped out.
 func (s *Store) Sweep() error {
@@ -564,15 +592,36 @@ func (s *Store) Sweep() error {
 			if r, ok := reg.Lookup(sid); ok && r.Status == registry.StatusActive {
 				continue
 			}
-		} else if strings.HasPrefix(n, "c-") {
-			if now.Sub(fi.ModTime()) < keepCommands {
-				continue
-			}
 		} else if !strings.HasPrefix(n, "p-") {
 			continue
 		}
 		if err := s.files.Remove(filepath.Join(s.dir, n)); err != nil {
 			errs = append(errs, err)
+		}
+	}
+	errs = append(errs, s.sweepCommands(now))
+	return errors.Join(errs...)
+}
+
+// sweepCommands removes the sessions' notes of their commands untouched for keepCommands.
+func (s *Store) sweepCommands(now time.Time) error {
+	d, err := safefile.OpenDirLoose(s.commandsDir())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	names, err := d.Readdirnames(maxClaimFile)
+	d.Close()
+	if err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	var errs []error
+	for _, n := range names {
+		p := filepath.Join(s.commandsDir(), n)
+		if fi, err := os.Lstat(p); err == nil && now.Sub(fi.ModTime()) >= keepCommands {
+			errs = append(errs, s.files.Remove(p))
 		}
 	}
 	return errors.Join(errs...)

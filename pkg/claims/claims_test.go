@@ -249,14 +249,21 @@ func TestCommandSpots(t *testing.T) {
 	w := newWorld(t)
 	w.register("aaaa", "gone")
 	s := Open(w.Project, registry.Open(w.Project))
-	for _, n := range []Spot{{10, "toolu_01A"}, {2000, "toolu_01B"}, {-1, "toolu_01C"}, {35000, "bad id\nx"}} {
+	for _, n := range []Spot{{At: 10, ID: "toolu_01A"}, {At: 2000, ID: "toolu_01B"}, {At: -1, ID: "toolu_01C"}, {At: 35000, ID: "bad id\nx"}} {
 		if err := s.NoteCommand("aaaa", n.At, n.ID); err != nil {
 			t.Fatal(err)
 		}
 	}
-	os.WriteFile(s.commandsFile("aaaa"), append(readFile(t, s.commandsFile("aaaa")), "garbage\n40000 toolu_01D\n41000 bad/id\n"...), 0o600)
-	if got := s.CommandSpots("aaaa", 3); !slices.Equal(got, []Spot{{40000, "toolu_01D"}, {35000, ""}, {2000, "toolu_01B"}}) {
+	if err := s.NoteCompaction("aaaa", 36000); err != nil || s.NoteCompaction("aaaa", -5) != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(s.commandsFile("aaaa"), append(readFile(t, s.commandsFile("aaaa")), "garbage\n40000 toolu_01D\n41000 bad/id\ncompact x\n"...), 0o600)
+	if got := s.CommandSpots("aaaa", 4); !slices.Equal(got, []Spot{{At: 40000, ID: "toolu_01D"}, {At: 36000, Compaction: true}, {At: 35000}, {At: 2000, ID: "toolu_01B"}}) {
 		t.Fatalf("CommandSpots = %v", got)
+	}
+	// The notes are not claims: the claims' listing does not hold them.
+	if names, _ := s.names(); slices.ContainsFunc(names, func(n string) bool { return strings.Contains(n, "aaaa") }) {
+		t.Fatalf("the claims directory lists a session's notes: %q", names)
 	}
 	if got := s.CommandSpots("unknown", 3); got != nil || s.NoteCommand("../x", 5, "t") != nil || s.CommandSpots("../x", 3) != nil {
 		t.Fatalf("an unknown or unnamable session's spots: %v", got)
@@ -264,7 +271,7 @@ func TestCommandSpots(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(filepath.Dir(s.Dir()), "x")); err == nil {
 		t.Fatal("a session id named a file outside the claims directory")
 	}
-	if err := s.End("aaaa"); err != nil || !slices.Equal(s.CommandSpots("aaaa", 1), []Spot{{40000, "toolu_01D"}}) {
+	if err := s.End("aaaa"); err != nil || !slices.Equal(s.CommandSpots("aaaa", 1), []Spot{{At: 40000, ID: "toolu_01D"}}) {
 		t.Fatalf("after End: %v, %v", err, s.CommandSpots("aaaa", 1))
 	}
 	s.NoteCommand("gone", 7, "")
@@ -278,7 +285,7 @@ func TestCommandSpots(t *testing.T) {
 	if err := s.Sweep(); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(s.CommandSpots("gone", 3), []Spot{{7, ""}}) || s.CommandSpots("aaaa", 3) != nil {
+	if !slices.Equal(s.CommandSpots("gone", 3), []Spot{{At: 7}}) || s.CommandSpots("aaaa", 3) != nil {
 		t.Fatalf("after Sweep: %v, %v", s.CommandSpots("gone", 3), s.CommandSpots("aaaa", 3))
 	}
 }

@@ -126,6 +126,10 @@ func Record(p *project.Project, st *stores.Stores, in Input) error {
 	}
 	if err := autoCheckpoint(p, st, in, f, r); err != nil {
 		errs = append(errs, fmt.Errorf("automatic checkpoint: %w", err))
+	} else if err := st.Claims.NoteCompaction(in.SessionID, id.Size); err != nil {
+		// Where this compaction stood, among the notes of the session's commands: the next one
+		// reads none before it (olderCommands).
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }
@@ -219,24 +223,32 @@ const maxSpots = 256
 // since the last compaction added while its list has room: those the session noted as it ran them
 // (PreToolUse: claims.NoteCommand), read where the transcript stood then
 // (transcript.File.CommandsAt), so that a compaction lists the same commands however much was
-// written after them. The last compaction is the boundary the read met, or else the latest of the
-// session's automatic checkpoints taken before the stretch the read covered (one inside it was
-// taken for this very compaction: beyondBound says why).
+// written after them. The last compaction is the boundary the read met, or else the latest one
+// the notes or the session's automatic checkpoints say was recorded before the stretch the read
+// covered (one inside it was recorded for this very compaction: beyondBound says why).
 func olderCommands(p *project.Project, st *stores.Stores, in Input, tr transcript.Compaction) transcript.Activity {
 	act := tr.Activity
 	upto := tr.Size - transcript.ActivityWindow
 	if upto <= 0 || act.Full() || tr.Boundary >= upto || in.SessionID == "" {
 		return act // the read covered the stretch since the last boundary, or the list is full
 	}
-	noted := st.Claims.CommandSpots(in.SessionID, maxSpots)
-	if len(noted) == 0 {
+	// The notes since the last compaction: the first compaction noted before the stretch the read
+	// covered (one inside it was noted by a PreCompact of this very compaction).
+	floor := max(tr.Boundary, 0)
+	var spots []transcript.Spot
+	for _, n := range st.Claims.CommandSpots(in.SessionID, maxSpots) {
+		if n.Compaction {
+			if n.At < upto {
+				floor = max(floor, n.At)
+				break
+			}
+			continue
+		}
+		spots = append(spots, transcript.Spot{At: n.At, ID: n.ID})
+	}
+	if len(spots) == 0 {
 		return act
 	}
-	spots := make([]transcript.Spot, len(noted))
-	for i, n := range noted {
-		spots[i] = transcript.Spot{At: n.At, ID: n.ID}
-	}
-	floor := max(tr.Boundary, 0)
 	for _, e := range st.Catalog.Entries() {
 		if id, ok := catalog.ParseCompactionID(e.Event); ok && e.Kind == checkpoint.KindAuto && e.Session == in.SessionID && id.Size < upto {
 			floor = max(floor, id.Size)

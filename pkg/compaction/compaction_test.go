@@ -380,3 +380,55 @@ func TestRecordFindsNotedCommands(t *testing.T) {
 		t.Errorf("the record lists a command before the last compaction, or one no note names:\n%s", got)
 	}
 }
+
+// The notes bound themselves: with the read from the end cut short by the session's claims and no
+// automatic checkpoint of the compaction before left in the catalog (retention prunes them across
+// parallel sessions), the compaction that compaction's PreCompact noted among the commands keeps a
+// command from before it out; and a record notes where it stood for the next one, once the
+// session has notes at all.
+func TestRecordNotedCompactionBoundsTheNotes(t *testing.T) {
+	root, config := t.TempDir(), t.TempDir()
+	tr := filepath.Join(t.TempDir(), "s.jsonl")
+	var b strings.Builder
+	line := func(s string) { b.WriteString(s + "\n") }
+	bash := func(id, cmd string) {
+		line(`{"type":"assistant","message":{"id":"m` + id + `","role":"assistant","content":[{"type":"tool_use","id":"` + id + `","name":"Bash","input":{"command":"` + cmd + `"}}]}}`)
+		line(`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","content":"ok","is_error":false,"tool_use_id":"` + id + `"}]}}`)
+	}
+	filler := `{"type":"assistant","message":{"id":"f","role":"assistant","content":[{"type":"text","text":"` + strings.Repeat("x", 64<<10) + `"}]}}`
+	fill := func(n int) {
+		for end := b.Len() + n; b.Len() < end; {
+			line(filler)
+		}
+	}
+	oldAt := int64(b.Len())
+	bash("toolu_old", "make before-the-last-compaction")
+	fill(300 << 10)
+	compactedAt := int64(b.Len())
+	line(`{"type":"system","subtype":"compact_boundary","content":"Conversation compacted","isSidechain":false}`)
+	line(`{"type":"user","message":{"role":"user","content":"go on"}}`)
+	fill(100 << 10)
+	newAt := int64(b.Len())
+	bash("toolu_new", "make after-it")
+	fill(300<<10 + transcript.ActivityWindow)
+	os.WriteFile(tr, []byte(b.String()), 0o644)
+	w := projecttest.New(t, root, config, time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC))
+	st := stores.Open(w.Project)
+	if _, err := st.Claims.Record("s", "a.go"); err != nil {
+		t.Fatal(err)
+	}
+	st.Claims.NoteCommand("s", oldAt, "toolu_old")
+	st.Claims.NoteCompaction("s", compactedAt) // the compaction before's PreCompact
+	st.Claims.NoteCommand("s", newAt, "toolu_new")
+	if err := Record(w.Project, stores.Open(w.Project), Input{SessionID: "s", Transcript: transcript.Open(tr), Trigger: "auto"}); err != nil {
+		t.Fatal(err)
+	}
+	e := stores.Open(w.Project).Catalog.Entries()
+	data, _ := os.ReadFile(filepath.Join(root, e[len(e)-1].File))
+	if got := string(data); !strings.Contains(got, "make after-it") || strings.Contains(got, "before-the-last-compaction") {
+		t.Errorf("the record's commands:\n%s", got)
+	}
+	if spots := stores.Open(w.Project).Claims.CommandSpots("s", 1); len(spots) != 1 || !spots[0].Compaction || spots[0].At != int64(b.Len()) {
+		t.Errorf("the record did not note where it stood: %+v", spots)
+	}
+}

@@ -191,6 +191,7 @@ type PreToolUse struct {
 	ToolName  string
 	FilePath  string
 	ToolUseID string // the tool call's id, which its tool_use block in the transcript carries
+	AgentID   string // set when a subagent makes the call: its lines go to the subagent's transcript
 }
 
 // editTools are the tools that change a file, and the input field that names it (the same the
@@ -215,7 +216,8 @@ func EditsFile(tool string) bool { _, ok := editTools[tool]; return ok }
 
 // ParsePreToolUse types a PreToolUse payload.
 func ParsePreToolUse(raw []byte) PreToolUse {
-	p := PreToolUse{Common: parseCommon(raw), ToolName: ToolName(raw), ToolUseID: str(gjson.GetBytes(raw, "tool_use_id"))}
+	p := PreToolUse{Common: parseCommon(raw), ToolName: ToolName(raw), ToolUseID: str(gjson.GetBytes(raw, "tool_use_id")),
+		AgentID: str(gjson.GetBytes(raw, "agent_id"))}
 	if field, ok := editTools[p.ToolName]; ok {
 		p.FilePath = str(gjson.GetBytes(raw, field))
 	}

@@ -106,7 +106,7 @@ func TestCairnE2ERecall(t *testing.T) {
 var toolUseID = regexp.MustCompile(`"id":"(toolu_[A-Za-z0-9_-]+)"`)
 
 // checkNoted checks what PreToolUse noted before the session's shell command: the transcript's
-// length then (0 when it did not exist yet) and the call's id, in the session's list under
+// length then (0 when it did not exist yet) and the call's id, in the session's notes under
 // <config>/cairn/claims/; and that a compaction finds the command from that note as
 // transcript.File.CommandsAt does: the first line at or after the length that holds the id lies
 // within 4 MiB of it, and the command's tool use and its result (the line holding marker) within
@@ -114,7 +114,7 @@ var toolUseID = regexp.MustCompile(`"id":"(toolu_[A-Za-z0-9_-]+)"`)
 // behind the hook is logged (FINDINGS.md).
 func checkNoted(t *testing.T, c *cairnProject, s *session, marker string) {
 	t.Helper()
-	m, _ := filepath.Glob(filepath.Join(c.Home, ".claude", "cairn", "claims", "*", "c-"+s.ID))
+	m, _ := filepath.Glob(filepath.Join(c.Home, ".claude", "cairn", "claims", "*", "commands", s.ID))
 	if len(m) != 1 {
 		t.Errorf("no note of the session's commands: %v", m)
 		return
