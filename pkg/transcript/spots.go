@@ -48,81 +48,93 @@ const (
 func (t *File) CommandsAt(spots []Spot, floor, upto int64) (Activity, error) {
 	var act Activity
 	_, err := t.with(func(r io.ReaderAt, size int64) error {
-		act = Activity{}
-		upto := min(upto, size)
-		var in []int64
-		seek := int64(0)
-		var buf []byte // lineHolding's, shared
-		for _, sp := range spots {
-			at := sp.At
-			if at < floor || at >= upto {
-				continue
-			}
-			if sp.ID != "" {
-				var found, read int64
-				var err error
-				found, read, buf, err = lineHolding(r, at, min(upto, at+maxSeek, at+maxSeekAll-seek), sp.ID, buf)
-				seek += read
-				if err != nil {
-					return err
-				}
-				if found < 0 {
-					continue
-				}
-				at = found
-			}
-			if !slices.Contains(in, at) {
-				in = append(in, at)
-			}
-		}
-		slices.Sort(in)
-		slices.Reverse(in) // most recent first
-		read := int64(0)
-		for len(in) > 0 && len(act.Commands) < maxCommands && read < maxSpotRead {
-			// One stretch: the latest spot's, grown over the spots whose stretches overlap it.
-			hi := min(size, in[0]+spotAfter)
-			lo := max(floor, in[0]-spotBefore)
-			in = in[1:]
-			for len(in) > 0 && in[0]+spotAfter >= lo {
-				lo = max(floor, in[0]-spotBefore)
-				in = in[1:]
-			}
-			end, err := endOfLine(r, hi, size)
-			if err != nil {
-				return err
-			}
-			if end <= lo {
-				continue
-			}
-			seg, err := defaultLimits.sinceAt(r, end, "", lo, end-lo, false, newActivityScan(r, defaultLimits))
-			if err != nil {
-				return err
-			}
-			read += end - lo
-			act.AddOlder(*seg.act)
-			if seg.boundary >= 0 {
-				break // a compaction boundary: what lies before it belongs to an earlier compaction
-			}
-		}
-		return nil
+		var err error
+		act, err = commandsAt(r, size, spots, floor, upto)
+		return err
 	})
 	return act, err
 }
 
+// commandsAt is CommandsAt over r, size bytes long.
+func commandsAt(r io.ReaderAt, size int64, spots []Spot, floor, upto int64) (Activity, error) {
+	var act Activity
+	upto = min(upto, size)
+	var in []int64
+	seek := int64(0)
+	var buf []byte // lineHolding's, shared
+	for _, sp := range spots {
+		at := sp.At
+		if at < floor || at >= upto {
+			continue
+		}
+		if sp.ID != "" {
+			var found, read int64
+			var err error
+			found, read, buf, err = lineHolding(r, at, min(upto, at+maxSeek, at+maxSeekAll-seek), sp.ID, buf)
+			seek += read
+			if err != nil {
+				return act, err
+			}
+			if found < 0 {
+				continue
+			}
+			at = found
+		}
+		if !slices.Contains(in, at) {
+			in = append(in, at)
+		}
+	}
+	slices.Sort(in)
+	slices.Reverse(in) // most recent first
+	read := int64(0)
+	for len(in) > 0 && len(act.Commands) < maxCommands && read < maxSpotRead {
+		// One stretch: the latest spot's, grown over the spots whose stretches overlap it.
+		hi := min(size, in[0]+spotAfter)
+		lo := max(floor, in[0]-spotBefore)
+		in = in[1:]
+		// Grown while it overlaps the next spot's and stays within what is left to read.
+		for len(in) > 0 && in[0]+spotAfter >= lo && hi-max(floor, in[0]-spotBefore) <= maxSpotRead-read {
+			lo = max(floor, in[0]-spotBefore)
+			in = in[1:]
+		}
+		end, err := stretchEnd(r, lo, hi, size)
+		if err != nil {
+			return act, err
+		}
+		if end <= lo {
+			continue
+		}
+		seg, err := defaultLimits.sinceAt(r, end, "", lo, end-lo, false, newActivityScan(r, defaultLimits))
+		if err != nil {
+			return act, err
+		}
+		read += end - lo
+		act.AddOlder(*seg.act)
+		if seg.boundary >= 0 {
+			break // a compaction boundary: what lies before it belongs to an earlier compaction
+		}
+	}
+	return act, nil
+}
+
 // lineHolding looks in [from, to) for the first occurrence of id as a JSON string ("id") and
 // returns where its line starts (at or after from), or -1, how many bytes it read, and its
-// buffer (buf, grown), for the next call.
+// buffer (buf, grown), for the next call. It reads small first and doubles up to seekChunk, so
+// that a tool use written just past its note (the usual case) costs a few kilobytes of the
+// budget, not a whole chunk.
 func lineHolding(r io.ReaderAt, from, to int64, id string, buf []byte) (int64, int64, []byte, error) {
 	needle := []byte(`"` + id + `"`)
-	const chunk = 256 << 10
-	if cap(buf) < chunk+len(needle) {
-		buf = make([]byte, chunk+max(len(needle), maxIDLen))
+	if cap(buf) < seekChunk+maxIDLen {
+		buf = make([]byte, seekChunk+max(len(needle), maxIDLen))
 	}
-	buf = buf[:chunk+len(needle)]
 	read := int64(0)
 	lineStart := from
-	for pos := from; pos < to; pos += chunk {
-		b := buf[:min(int64(len(buf)), to-pos)]
+	step := int64(firstSeekChunk)
+	for pos := from; pos < to; pos += step {
+		if read > 0 {
+			step = min(2*step, seekChunk)
+		}
+		b := buf[:min(step+int64(len(needle)), to-pos)]
 		if err := readFull(r, b, pos); err != nil {
 			return -1, read, buf, err
 		}
@@ -133,34 +145,42 @@ func lineHolding(r io.ReaderAt, from, to int64, id string, buf []byte) (int64, i
 			}
 			return lineStart, read, buf, nil
 		}
-		if j := bytes.LastIndexByte(b[:min(len(b), chunk)], '\n'); j >= 0 {
+		if j := bytes.LastIndexByte(b[:min(int64(len(b)), step)], '\n'); j >= 0 {
 			lineStart = pos + int64(j) + 1
 		}
 	}
 	return -1, read, buf, nil
 }
 
+// lineHolding's reads: the first, and the most any one grows to.
+const (
+	firstSeekChunk = 16 << 10
+	seekChunk      = 256 << 10
+)
+
 // maxIDLen is the room lineHolding's buffer keeps past a chunk for the needle: a tool use id and
 // its quotes (claims keeps ids of at most 128 bytes).
 const maxIDLen = 130
 
-// endOfLine is where the line that holds offset at ends (just past its '\n'), or size; at itself
-// when it starts a line (at 0, or after a '\n').
-func endOfLine(r io.ReaderAt, at, size int64) (int64, error) {
-	if at >= size {
+// stretchEnd is where a stretch [lo, hi) read for its commands ends: past the end of the line
+// that holds hi (or size), when that line ends within maxLineTail of hi; else where that line
+// begins (at or after lo; lo when it began before), so that one huge line (a tool's output runs
+// to megabytes) is not read through.
+func stretchEnd(r io.ReaderAt, lo, hi, size int64) (int64, error) {
+	if hi >= size {
 		return size, nil
 	}
-	if at > 0 {
+	if hi > 0 {
 		var b [1]byte
-		if err := readFull(r, b[:], at-1); err != nil {
+		if err := readFull(r, b[:], hi-1); err != nil {
 			return 0, err
 		}
 		if b[0] == '\n' {
-			return at, nil
+			return hi, nil
 		}
 	}
 	buf := make([]byte, 64<<10)
-	for pos := at; pos < size; pos += int64(len(buf)) {
+	for pos := hi; pos < min(size, hi+maxLineTail); pos += int64(len(buf)) {
 		chunk := buf[:min(int64(len(buf)), size-pos)]
 		if err := readFull(r, chunk, pos); err != nil {
 			return 0, err
@@ -169,8 +189,26 @@ func endOfLine(r io.ReaderAt, at, size int64) (int64, error) {
 			return pos + int64(i) + 1, nil
 		}
 	}
-	return size, nil
+	if hi+maxLineTail >= size {
+		return size, nil
+	}
+	// No end within reach: back to where the line holding hi starts.
+	for end := hi; end > lo; {
+		start := max(lo, end-int64(len(buf)))
+		chunk := buf[:end-start]
+		if err := readFull(r, chunk, start); err != nil {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(chunk, '\n'); i >= 0 {
+			return start + int64(i) + 1, nil
+		}
+		end = start
+	}
+	return lo, nil
 }
+
+// maxLineTail bounds how far past a stretch's end stretchEnd looks for the end of its last line.
+const maxLineTail = 1 << 20
 
 // Full reports whether a lists as many commands as an Activity holds.
 func (a Activity) Full() bool { return len(a.Commands) >= maxCommands }

@@ -1,7 +1,9 @@
 package transcript
 
 import (
+	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
@@ -132,6 +134,132 @@ func BenchmarkCommandsAt(b *testing.B) {
 		act, err := Open(path).CommandsAt(spots, 0, upto)
 		if err != nil || len(act.Commands) == 0 {
 			b.Fatalf("%d commands, %v", len(act.Commands), err)
+		}
+	}
+}
+
+// A tool use written just past its note costs a small first read, not a whole chunk; one lying
+// across the edge of a read, or far on past reads that grew, is found where its line starts; one
+// that is not there costs the range looked in.
+func TestLineHolding(t *testing.T) {
+	filler := prompt(strings.Repeat("lorem ipsum ", 1000)) + "\n" // 12 KB
+	id := "toolu_01AbC"
+	for _, c := range []struct {
+		name     string
+		before   int // bytes of filler before the tool use's line
+		maxRead  int64
+		shifting int // bytes moved so that the id lies across a read's edge
+	}{
+		{"just past the note", len(filler), 20 << 10, 0},
+		{"across the first read's edge", 0, 64 << 10, 16<<10 - 60},
+		{"600 KB on", 600 << 10, 2 * (600 << 10), 0},
+	} {
+		var sb strings.Builder
+		for sb.Len() < c.before {
+			sb.WriteString(filler)
+		}
+		if c.shifting > 0 {
+			sb.WriteString(strings.Repeat("x", c.shifting) + "\n")
+		}
+		start := int64(sb.Len())
+		sb.WriteString(bashUse(id, "go test ./...") + "\n")
+		sb.WriteString(strings.Repeat(filler, 30))
+		content := sb.String()
+		r := &countingReader{r: strings.NewReader(content)}
+		got, read, _, err := lineHolding(r, 0, int64(len(content)), id, nil)
+		if err != nil || got != start || read != r.read || read > c.maxRead {
+			t.Errorf("%s: line at %d (want %d), read %d (counted %d, at most %d), %v", c.name, got, start, read, r.read, c.maxRead, err)
+		}
+	}
+	content := strings.Repeat(filler, 40)
+	r := &countingReader{r: strings.NewReader(content)}
+	if got, read, _, _ := lineHolding(r, 0, 300<<10, id, nil); got != -1 || read < 300<<10 || read != r.read {
+		t.Errorf("an id not there: %d, read %d", got, read)
+	}
+}
+
+// A stretch ends past the line that holds its end, or where that line starts when it runs on
+// past maxLineTail (a tool's output of megabytes), or where it starts before the stretch does.
+func TestStretchEnd(t *testing.T) {
+	short := strings.Repeat("a", 99) + "\n" // lines of 100 bytes
+	huge := strings.Repeat("h", 3<<20) + "\n"
+	content := strings.Repeat(short, 10) + huge + short
+	r := strings.NewReader(content)
+	size := int64(len(content))
+	for _, c := range []struct {
+		name         string
+		lo, hi, want int64
+	}{
+		{"inside a short line", 0, 150, 200},
+		{"at a line's start", 0, 200, 200},
+		{"at the end", 0, size, size},
+		{"inside a huge line", 0, 1500, 1000},
+		{"inside a huge line begun before the stretch", 1100, 2000, 1100},
+		{"near a huge line's end", 0, 1000 + 3<<20 - 100, 1000 + 3<<20 + 1},
+	} {
+		if got, err := stretchEnd(r, c.lo, c.hi, size); err != nil || got != c.want {
+			t.Errorf("%s: %d, want %d (%v)", c.name, got, c.want, err)
+		}
+	}
+}
+
+// Spots close together make one stretch, which grows only as far as maxSpotRead: 60 commands
+// 100 KB apart are not read end to end.
+func TestCommandsAtBoundsAStretch(t *testing.T) {
+	filler := prompt(strings.Repeat("lorem ipsum ", 4000)) + "\n" // 48 KB
+	var sb strings.Builder
+	var spots []Spot
+	for i := range 60 {
+		spots = append(spots, Spot{At: int64(sb.Len())})
+		sb.WriteString(bashUse(fmt.Sprintf("t%02d", i), fmt.Sprintf("true %02d", i)) + "\n")
+		sb.WriteString(bashResult(fmt.Sprintf("t%02d", i), "Exit code 1\nno", true) + "\n")
+		sb.WriteString(filler + filler)
+	}
+	content := sb.String()
+	slices.Reverse(spots)
+	// Commands that ran without a status leave the list with room: a stretch must stop by its
+	// size, not by a full list.
+	r := &countingReader{r: strings.NewReader(content)}
+	act, err := commandsAt(r, int64(len(content)), spots, 0, int64(len(content)))
+	if err != nil || len(act.Commands) == 0 {
+		t.Fatalf("%d commands, %v", len(act.Commands), err)
+	}
+	if limit := int64(maxSpotRead + maxLineTail + spotAfter); r.read > limit {
+		t.Errorf("read %d bytes for 60 spots 100 KB apart, want at most %d", r.read, limit)
+	}
+}
+
+// Wherever an id lies — across the edge of any read as they grow, near from or to — lineHolding
+// finds the start of the line that holds its first occurrence, as an index over the whole range
+// would.
+func TestLineHoldingAtReadEdges(t *testing.T) {
+	var edges []int
+	for at, step := 0, firstSeekChunk; at < 1<<20; step = min(2*step, seekChunk) {
+		at += step
+		edges = append(edges, at)
+	}
+	rng := rand.New(rand.NewPCG(7, 11))
+	var buf []byte
+	for k := range 400 {
+		id := strings.Repeat("x", 1+rng.IntN(maxIDLen-2))
+		needle := `"` + id + `"`
+		from := rng.IntN(10)
+		pos := from + edges[rng.IntN(len(edges))] - len(needle) + rng.IntN(2*len(needle)+1)
+		data := bytes.Repeat([]byte("a"), pos+len(needle)+rng.IntN(100))
+		if rng.IntN(2) == 0 {
+			data[rng.IntN(pos+1)] = '\n'
+		}
+		copy(data[pos:], needle)
+		to := len(data) - rng.IntN(3)
+		var got int64
+		var err error
+		got, _, buf, err = lineHolding(bytes.NewReader(data), int64(from), int64(to), id, buf)
+		want := int64(-1)
+		if i := bytes.Index(data[from:to], []byte(needle)); i >= 0 {
+			want = int64(from + bytes.LastIndexByte(data[from:from+i], '\n') + 1)
+		}
+		if err != nil || got != want {
+			t.Fatalf("case %d: id of %d bytes at %d in [%d, %d): %d, want %d (%v)", k, len(needle), pos, from, to, got, want, err)
 		}
 	}
 }
