@@ -50,11 +50,14 @@ type Compacted struct {
 // them, and the checkpoint that holds the rest, with the command that loads it. Every value is
 // quoted (quoted), so none can forge a line of cairn's.
 //
-// The room goes first to what summaries lose most, and the paths take what the other parts leave
-// (at least minHandbackFiles of them): Claude Code's summary names most of the files a session
-// edited and few of its commands, questions or open tasks (docs/BENCHMARKS.md, Recall), so a long
-// list of paths no longer pushes the open tasks out. The parts are shown in a fixed order whatever
-// room each was given.
+// The room goes first to what summaries lose most, and the paths take what the other parts leave:
+// Claude Code's summary names most of the files a session edited and few of its commands,
+// questions or open tasks (docs/BENCHMARKS.md, Recall), so a long list of paths no longer pushes
+// the open tasks out. When the parts do not all fit, the commands are listed fewer (down to one)
+// until they do with one path; the paths then take at least minHandbackFiles's room from the
+// tasks (which come last, cut with a notice), never from the question, the next step or the
+// requests: a part the budget cuts ends the hand-back there. The parts are shown in a fixed order
+// whatever room each was given.
 func AfterCompaction(c Compacted) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "cairn hand-back after this compaction: the details a summary tends to lose. The whole record is the checkpoint %s (`/context-restore %s` loads it).\n", quoted(c.Checkpoint, 200), restoreArg(restoreName(c.Checkpoint)))
@@ -67,28 +70,38 @@ func AfterCompaction(c Compacted) string {
 	out := budget{Max: maxAfterCompaction}
 	out.Add(b.String(), "")
 	r := c.Record
+	open, tasks := openLines(r), taskLines(c.Tasks)
+	left := out.Max - out.used - utf16Len(open) - utf16Len(tasks) // for the commands and the paths
 	var cmds string
 	if r.LastError != "" || len(r.Commands) > 0 || r.LastCommit != "" {
-		cmds = commandLines(r, maxHandbackCommands)
+		one := utf16Len(fileLines(c.Files, 0, 1))
+		for n := maxHandbackCommands; n >= 1; n-- {
+			if cmds = commandLines(r, n); utf16Len(cmds)+one <= left {
+				break
+			}
+		}
 	}
-	open, tasks := openLines(r), taskLines(c.Tasks)
-	// The room the other parts leave the paths (which say themselves how many more there are).
-	room := out.Max - out.used - utf16Len(cmds) - utf16Len(open) - utf16Len(tasks)
 	out.Add(cmds, seeCheckpoint)
-	out.Add(fileLines(c.Files, room), seeCheckpoint)
+	room := left - utf16Len(cmds)
+	if few := utf16Len(fileLines(c.Files, 0, minHandbackFiles)); room < few {
+		// From the tasks' room, keeping what the question and requests need and a cut's notice.
+		room = max(room, min(few, out.Max-out.used-utf16Len(open)-out.reserve(1)))
+	}
+	out.Add(fileLines(c.Files, room, 1), seeCheckpoint)
 	out.Add(open, seeCheckpoint)
 	out.Add(tasks, seeCheckpoint)
 	return out.String()
 }
 
-// minHandbackFiles is how many paths the hand-back after a compaction lists however little room
-// the other parts leave.
+// minHandbackFiles is how many paths the hand-back after a compaction takes room for from the
+// open tasks.
 const minHandbackFiles = 5
 
 // fileLines lists the paths edited, most recent first, in about room characters: as many as fit,
-// at least minHandbackFiles and at most maxHandbackFiles, on one line as the pointer's files line
-// writes them (pathList: every path quoted), then how many more the checkpoint holds.
-func fileLines(files []string, room int) string {
+// at least least (when there are as many) and at most maxHandbackFiles, on one line as the
+// pointer's files line writes them (pathList: every path quoted), then how many more the
+// checkpoint holds.
+func fileLines(files []string, room, least int) string {
 	if len(files) == 0 {
 		return ""
 	}
@@ -100,7 +113,7 @@ func fileLines(files []string, room int) string {
 		if i+1 < len(files) {
 			rest = more(len(files) - i - 1)
 		}
-		if i == maxHandbackFiles || i >= minHandbackFiles && utf16Len(lead+next+rest)+1 > room {
+		if i == maxHandbackFiles || i >= least && utf16Len(lead+next+rest)+1 > room {
 			return lead + line + more(len(files)-i) + "\n"
 		}
 		line = next

@@ -86,6 +86,38 @@ func TestAfterCompactionFilesTakeWhatIsLeft(t *testing.T) {
 	}
 }
 
+// Long commands and a long error leave the paths no room: the commands are listed fewer, and a
+// path, Claude's question and the open task still come through, each whole.
+func TestAfterCompactionCommandsMakeRoom(t *testing.T) {
+	r := checkpoint.Record{LastError: strings.Repeat("panic: runtime error in the ledger ", 6), Question: "Shall I backport the fix?"}
+	for i := range 4 {
+		r.Commands = append(r.Commands, checkpoint.Command{Status: "exit 1",
+			Line:   fmt.Sprintf("go test ./services/payments/internal/adapters/%d/ -run TestWebhookSignatureVerification", i),
+			Output: "--- FAIL: TestWebhookSignatureVerification (0.01s) want ok got err"})
+	}
+	c := Compacted{Checkpoint: "memory/projects/p/checkpoints/20261201-101500-before-auto-compaction.md", Branch: "main", Record: r,
+		Tasks: []string{"1. [pending] backport (task 1)"}}
+	for i := range 8 {
+		c.Files = append(c.Files, fmt.Sprintf("services/payments/internal/adapters/stripe/webhooks/handlers/v2/file_%02d.go", i))
+	}
+	out := AfterCompaction(c)
+	for _, want := range []string{
+		`(exact paths): "services/payments/internal/adapters/stripe/webhooks/handlers/v2/file_00.go`,
+		`Claude's last message asked: "Shall I backport the fix?"`,
+		`- "1. [pending] backport (task 1)"`,
+		`- exit 1: "go test ./services/payments/internal/adapters/0/ -run TestWebhookSignatureVerification"`,
+		"more: see the checkpoint's Notes\n",
+		"more: see the checkpoint's files_modified\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the hand-back lacks %q:\n%s", want, out)
+		}
+	}
+	if n := utf16Len(out); n > maxAfterCompaction || strings.Contains(out, "see the checkpoint\n") {
+		t.Errorf("%d characters, or a part was cut:\n%s", n, out)
+	}
+}
+
 // The pointer stays within maxPointer with the longest branch, line and name a repository can
 // give, and keeps the command that loads the hand-off.
 func TestHandoffPointerBudget(t *testing.T) {
