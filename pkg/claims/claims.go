@@ -543,8 +543,11 @@ func (s *Store) Live() ([]Claim, map[string]registry.Session, error) {
 }
 
 // names lists the claims directory, at most maxClaimFile names.
-func (s *Store) names() ([]string, error) {
-	d, err := safefile.OpenDirLoose(s.dir)
+func (s *Store) names() ([]string, error) { return listDir(s.dir) }
+
+// listDir lists dir, at most maxClaimFile names, sorted; none when it does not exist.
+func listDir(dir string) ([]string, error) {
+	d, err := safefile.OpenDirLoose(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -605,16 +608,8 @@ func (s *Store) Sweep() error {
 
 // sweepCommands removes the sessions' notes of their commands untouched for keepCommands.
 func (s *Store) sweepCommands(now time.Time) error {
-	d, err := safefile.OpenDirLoose(s.commandsDir())
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
+	names, err := listDir(s.commandsDir())
 	if err != nil {
-		return err
-	}
-	names, err := d.Readdirnames(maxClaimFile)
-	d.Close()
-	if err != nil && !errors.Is(err, io.EOF) {
 		return err
 	}
 	var errs []error
