@@ -325,21 +325,36 @@ func (r *replay) step(i int, st Step) error {
 }
 
 // edit writes an Edit, Write or MultiEdit tool use on rel and its result, and changes the file.
+// PreToolUse runs before it, as before every tool call: it records the session's claim on the
+// file (a subagent's call carries its agent_id), which lets a compaction bound its read of the
+// transcript as it does in a real session.
 func (r *replay) edit(kind, rel string, sidechain bool) {
 	l, p := r.l, r.abs(rel)
 	r.touch(rel)
+	var (
+		tool   string
+		input  obj
+		answer string
+		result obj
+	)
 	switch kind {
 	case "write":
-		id := l.toolUse(r.msgID(), "Write", obj{{"file_path", p}, {"content", "package x\n"}}, sidechain)
-		l.result(id, "File created successfully at: "+p, false, obj{{"type", "create"}, {"filePath", p}, {"content", "package x\n"}}, sidechain)
+		tool, input = "Write", obj{{"file_path", p}, {"content", "package x\n"}}
+		answer, result = "File created successfully at: "+p, obj{{"type", "create"}, {"filePath", p}, {"content", "package x\n"}}
 	case "multiedit":
-		id := l.toolUse(r.msgID(), "MultiEdit", obj{{"file_path", p}, {"edits", []obj{{{"old_string", "a"}, {"new_string", "b"}}, {{"old_string", "c"}, {"new_string", "d"}}}}}, sidechain)
-		l.result(id, "Applied 2 edits to "+p, false, obj{{"filePath", p}, {"edits", 2}}, sidechain)
+		tool, input = "MultiEdit", obj{{"file_path", p}, {"edits", []obj{{{"old_string", "a"}, {"new_string", "b"}}, {{"old_string", "c"}, {"new_string", "d"}}}}}
+		answer, result = "Applied 2 edits to "+p, obj{{"filePath", p}, {"edits", 2}}
 	default:
-		id := l.toolUse(r.msgID(), "Edit", obj{{"file_path", p}, {"old_string", "x := 1"}, {"new_string", "x := 2"}, {"replace_all", false}}, sidechain)
-		l.result(id, "The file "+p+" has been updated successfully.", false,
-			obj{{"filePath", p}, {"oldString", "x := 1"}, {"newString", "x := 2"}, {"replaceAll", false}, {"userModified", false}}, sidechain)
+		tool, input = "Edit", obj{{"file_path", p}, {"old_string", "x := 1"}, {"new_string", "x := 2"}, {"replace_all", false}}
+		answer, result = "The file "+p+" has been updated successfully.", obj{{"filePath", p}, {"oldString", "x := 1"}, {"newString", "x := 2"}, {"replaceAll", false}, {"userModified", false}}
 	}
+	pre := []kv{{"permission_mode", "acceptEdits"}, {"tool_name", tool}, {"tool_input", input}, {"tool_use_id", l.nextID("toolu_")}}
+	if sidechain {
+		pre = append(pre, kv{"agent_id", "a" + r.sid[:8]})
+	}
+	r.hook("pretooluse", r.payload("PreToolUse", pre...))
+	id := l.toolUse(r.msgID(), tool, input, sidechain)
+	l.result(id, answer, false, result, sidechain)
 }
 
 // task writes a TaskCreate or TaskUpdate tool use and the task file Claude Code keeps for it
