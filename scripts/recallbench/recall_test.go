@@ -6,7 +6,6 @@ import (
 	"flag"
 	"math"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/cairn-hooks/cairn/scripts/recallbench/internal/recall"
@@ -50,17 +49,20 @@ func testFloor(t *testing.T, name, bin string) {
 	if floor.Sessions < 30 {
 		t.Fatalf("%s: %d sessions: the floor is measured on at least 30", name, floor.Sessions)
 	}
-	work := t.TempDir()
-	rep, _, err := recall.Run(context.Background(), recall.Options{Seed: floor.Seed, Phrasing: floor.Phrasing, Sessions: floor.Sessions,
-		MaxSize: floor.MaxSize, Bin: bin, Work: work})
+	rep, played, err := recall.Run(context.Background(), recall.Options{Seed: floor.Seed, Phrasing: floor.Phrasing, Sessions: floor.Sessions,
+		MaxSize: floor.MaxSize, Bin: bin, Work: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The replay runs PreToolUse before each edit, as Claude Code does: the claims it records let a
 	// compaction bound its read of the transcript (package compaction), the path a real session
-	// takes. A claim's file outlives its session (package claims).
-	if claimed, _ := filepath.Glob(filepath.Join(work, "home", ".claude", "cairn", "claims", "*", "p-*")); len(claimed) == 0 {
-		t.Error("no session claimed a file: the replay no longer runs PreToolUse before its edits")
+	// takes.
+	claimed := 0
+	for _, p := range played {
+		claimed += p.Claimed
+	}
+	if claimed == 0 {
+		t.Error("no compaction found the session's claims: the replay no longer runs PreToolUse before its edits")
 	}
 	t.Logf("\n%s", rep.Markdown())
 	if *update {

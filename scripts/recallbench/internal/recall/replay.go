@@ -11,6 +11,10 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/cairn-hooks/cairn/pkg/claims"
+	"github.com/cairn-hooks/cairn/pkg/project"
+	"github.com/cairn-hooks/cairn/pkg/safefile"
 )
 
 // Seen is what one moment put in front of the model, and what it could have asked for.
@@ -36,6 +40,10 @@ type Played struct {
 	// Stderr holds what any hook or command wrote on stderr: cairn's hooks are silent when all
 	// is well, so each line is a finding.
 	Stderr []string `json:"stderr,omitempty"`
+	// Claimed is how many files the session held claims on when each of its compactions began,
+	// summed: the claims PreToolUse records before each edit are what let a compaction bound its
+	// read of the transcript (package compaction), as it does in a real session.
+	Claimed int `json:"claimed"`
 }
 
 // Machine is the fake machine sessions are replayed on: cairn's built binaries, one HOME whose
@@ -357,6 +365,13 @@ func (r *replay) edit(kind, rel string, sidechain bool) {
 	l.result(id, answer, false, result, sidechain)
 }
 
+// claimed is how many files the session holds claims on in its project, read as a compaction
+// reads them (claims.Store.Paths).
+func (r *replay) claimed() int {
+	p := &project.Project{Root: r.root, Config: r.m.config(), Files: safefile.Disk{Roots: []string{r.root}}, Now: time.Now}
+	return len(claims.Open(p, nil).Paths(r.sid, 1<<16))
+}
+
 // task writes a TaskCreate or TaskUpdate tool use and the task file Claude Code keeps for it
 // (<config>/tasks/<session>/<id>.json, FINDINGS §e).
 func (r *replay) task(st Step) error {
@@ -395,6 +410,7 @@ func (r *replay) look(moment string, index int, facts []Fact, summary, context s
 
 func (r *replay) compact(st Step, n int) {
 	pid := r.l.id("p")
+	r.out.Claimed += r.claimed()
 	r.hook("precompact", r.payload("PreCompact", kv{"prompt_id", pid}, kv{"trigger", st.Trigger}, kv{"custom_instructions", nil}))
 	// SessionStart(compact) sees a few more bookkeeping lines than PreCompact did, and still no
 	// boundary (FINDINGS §c).
